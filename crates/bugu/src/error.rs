@@ -1,0 +1,91 @@
+//! The errors of this crate: each carries the offending value and reads as a sentence.
+
+use thiserror::Error;
+
+/// A filter configuration that cannot be built.
+///
+/// ```
+/// use bugu::{CuckooFilter, ConfigError};
+///
+/// let err = CuckooFilter::builder().capacity(0).build().unwrap_err();
+/// assert_eq!(err, ConfigError::ZeroCapacity);
+/// assert_eq!(err.to_string(), "capacity must be at least 1 item");
+/// ```
+#[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The capacity was 0 (or never set).
+    #[error("capacity must be at least 1 item")]
+    ZeroCapacity,
+    /// The table for this capacity would not fit in the address space.
+    #[error("capacity {0} is too large: the table would not fit in memory")]
+    CapacityTooLarge(usize),
+    /// The false-positive rate was not strictly between 0 and 1.
+    #[error("false-positive rate must be strictly between 0 and 1, got {0}")]
+    InvalidFalsePositiveRate(f64),
+    /// The false-positive rate needs fingerprints wider than 32 bits.
+    #[error(
+        "false-positive rate {rate} needs fingerprints wider than 32 bits with {bucket_size} slots per bucket"
+    )]
+    FalsePositiveRateTooSmall {
+        /// The requested rate.
+        rate: f64,
+        /// The configured bucket size.
+        bucket_size: usize,
+    },
+    /// The fingerprint width was outside 4..=32 bits.
+    #[error("fingerprint width must be between 4 and 32 bits, got {0}")]
+    InvalidFingerprintBits(u32),
+    /// The bucket size was not 2, 4 or 8.
+    #[error("bucket size must be 2, 4 or 8 slots, got {0}")]
+    InvalidBucketSize(usize),
+    /// The eviction limit was outside the allowed range.
+    #[error("eviction limit must be between 1 and {max}, got {0}", max = crate::MAX_EVICTION_LIMIT)]
+    InvalidEvictionLimit(usize),
+}
+
+/// An insert that could not be done. The filter is unchanged.
+///
+/// ```
+/// use bugu::{CuckooFilter, FilterMut, InsertError};
+///
+/// let mut filter = CuckooFilter::builder().capacity(1).build()?;
+/// // The same item can be stored at most 2 x bucket size times.
+/// for _ in 0..8 {
+///     filter.insert("again")?;
+/// }
+/// assert_eq!(filter.insert("again"), Err(InsertError::Full));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum InsertError {
+    /// No room for the item within the eviction limit; nothing was changed.
+    #[error("filter is full: no free slot within the eviction limit (nothing was changed)")]
+    Full,
+}
+
+/// Any error of building a filter from items: a bad configuration or an insert that failed.
+///
+/// ```
+/// use bugu::{CuckooFilter, Error};
+///
+/// let err = CuckooFilter::builder().capacity(2).build_from_iter(0..1000u32).unwrap_err();
+/// assert!(matches!(err, Error::Insert { .. }));
+/// assert!(err.to_string().starts_with("insert failed after"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The configuration was invalid.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// An insert failed after `inserted` items had been stored.
+    #[error("insert failed after {inserted} items: {source}")]
+    Insert {
+        /// Items stored before the failure.
+        inserted: usize,
+        /// Why the insert failed.
+        source: InsertError,
+    },
+}

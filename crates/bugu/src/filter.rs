@@ -1,0 +1,544 @@
+//! [`CuckooFilter`]: the single-threaded filter, composed of the addressing scheme, the packed
+//! table and the shared insertion algorithm.
+
+use std::fmt;
+use std::hash::Hash;
+use std::ops::RangeBounds;
+
+use crate::config::{Builder, Config, false_positive_bound};
+use crate::cuckoo::PathSearch;
+use crate::error::{ConfigError, Error, InsertError};
+use crate::hash::Addressing;
+use crate::membership::{Filter, FilterMut};
+use crate::stats::{Bucket, Stats};
+use crate::table::Table;
+
+/// A cuckoo filter: a compact set that answers "have I seen this item?" with no false negatives,
+/// a configurable false-positive rate, and deletion.
+///
+/// It is a multiset of fingerprints: every [`insert`](FilterMut::insert) stores a copy (up to
+/// `2 x bucket size` copies of one item); [`insert_unique`](FilterMut::insert_unique) stores only
+/// if absent; [`remove`](FilterMut::remove) deletes one copy. A failed insert leaves the filter
+/// exactly as it was.
+///
+/// ```
+/// use bugu::{CuckooFilter, Filter, FilterMut};
+///
+/// let mut filter = CuckooFilter::builder().capacity(10_000).false_positive_rate(0.001).build()?;
+/// filter.insert("https://example.com/a")?;
+/// assert!(filter.contains("https://example.com/a"));
+/// assert!(filter.remove("https://example.com/a"));
+/// assert!(!filter.contains("https://example.com/a"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone)]
+pub struct CuckooFilter {
+    config: Config,
+    addressing: Addressing,
+    table: Table,
+    len: usize,
+    search: PathSearch,
+}
+
+impl Builder {
+    /// Builds an empty filter.
+    ///
+    /// ```
+    /// let filter = bugu::CuckooFilter::builder().capacity(1_000).build()?;
+    /// assert!(filter.is_empty());
+    /// # Ok::<(), bugu::ConfigError>(())
+    /// ```
+    pub fn build(&self) -> Result<CuckooFilter, ConfigError> {
+        self.config().map(CuckooFilter::with_config)
+    }
+
+    /// Builds a filter holding every item of `items`. With no capacity set, the filter is sized
+    /// for exactly the number of items.
+    ///
+    /// ```
+    /// use bugu::{CuckooFilter, Filter};
+    ///
+    /// let filter = CuckooFilter::builder().build_from_iter((0..1000u32).map(|i| format!("item_{i}")))?;
+    /// assert_eq!(filter.len(), 1000);
+    /// assert!(filter.contains("item_7"));
+    ///
+    /// let too_many = CuckooFilter::builder().capacity(1).build_from_iter(0..100u32);
+    /// assert!(matches!(too_many, Err(bugu::Error::Insert { .. })));
+    /// # Ok::<(), bugu::Error>(())
+    /// ```
+    pub fn build_from_iter<T: Hash, I: IntoIterator<Item = T>>(
+        &self,
+        items: I,
+    ) -> Result<CuckooFilter, Error> {
+        let hashes: Vec<u64> =
+            items.into_iter().map(|item| crate::hash::hash_item(&item, self.seed)).collect();
+        let mut filter = match self.capacity {
+            0 => self.clone().capacity(hashes.len()).build()?,
+            _ => self.build()?,
+        };
+        for (inserted, &hash) in hashes.iter().enumerate() {
+            filter.insert_hash(hash).map_err(|source| Error::Insert { inserted, source })?;
+        }
+        Ok(filter)
+    }
+}
+
+impl CuckooFilter {
+    /// A builder with the defaults (see [`Builder::new`]).
+    ///
+    /// ```
+    /// let filter = bugu::CuckooFilter::builder().capacity(100).fingerprint_bits(8).build()?;
+    /// assert_eq!(filter.fingerprint_bits(), 8);
+    /// # Ok::<(), bugu::ConfigError>(())
+    /// ```
+    pub fn builder() -> Builder {
+        Builder::new()
+    }
+
+    /// A filter for `capacity` items with the default settings.
+    ///
+    /// ```
+    /// let filter = bugu::CuckooFilter::new(1_000_000)?;
+    /// assert_eq!(filter.capacity(), 1_000_000);
+    /// assert!(bugu::CuckooFilter::new(0).is_err());
+    /// # Ok::<(), bugu::ConfigError>(())
+    /// ```
+    pub fn new(capacity: usize) -> Result<Self, ConfigError> {
+        Builder::new().capacity(capacity).build()
+    }
+
+    fn with_config(config: Config) -> Self {
+        CuckooFilter {
+            addressing: Addressing::new(config.buckets, config.fingerprint_bits),
+            table: Table::new(config.buckets, config.bucket_size, config.fingerprint_bits),
+            config,
+            len: 0,
+            search: PathSearch::default(),
+        }
+    }
+
+    /// Number of stored fingerprints (inserts minus successful removes).
+    ///
+    /// ```
+    /// use bugu::{CuckooFilter, FilterMut};
+    /// let mut filter = CuckooFilter::new(10)?;
+    /// filter.insert("a")?;
+    /// filter.insert("a")?;
+    /// assert_eq!(filter.len(), 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether nothing is stored.
+    ///
+    /// ```
+    /// assert!(bugu::CuckooFilter::new(10)?.is_empty());
+    /// # Ok::<(), bugu::ConfigError>(())
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The number of items the filter was sized for (it may hold a few more).
+    ///
+    /// ```
+    /// assert_eq!(bugu::CuckooFilter::new(12_345)?.capacity(), 12_345);
+    /// # Ok::<(), bugu::ConfigError>(())
+    /// ```
+    pub fn capacity(&self) -> usize {
+        self.config.capacity
+    }
+
+    /// Number of buckets in the table.
+    ///
+    /// ```
+    /// // Sized exactly: 1,000 items at 95% load in buckets of 4, plus slack, rounded up to even.
+    /// assert_eq!(bugu::CuckooFilter::new(1_000)?.bucket_count(), 296);
+    /// # Ok::<(), bugu::ConfigError>(())
+    /// ```
+    pub fn bucket_count(&self) -> usize {
+        self.config.buckets
+    }
+
+    /// Slots per bucket.
+    ///
+    /// ```
+    /// assert_eq!(bugu::CuckooFilter::new(10)?.bucket_size(), 4);
+    /// # Ok::<(), bugu::ConfigError>(())
+    /// ```
+    pub fn bucket_size(&self) -> usize {
+        self.config.bucket_size
+    }
+
+    /// Fingerprint width in bits.
+    ///
+    /// ```
+    /// assert_eq!(bugu::CuckooFilter::new(10)?.fingerprint_bits(), 12);
+    /// # Ok::<(), bugu::ConfigError>(())
+    /// ```
+    pub fn fingerprint_bits(&self) -> u32 {
+        self.config.fingerprint_bits
+    }
+
+    /// How many buckets an insert's path search may examine.
+    ///
+    /// ```
+    /// assert_eq!(bugu::CuckooFilter::new(10)?.eviction_limit(), 500);
+    /// # Ok::<(), bugu::ConfigError>(())
+    /// ```
+    pub fn eviction_limit(&self) -> usize {
+        self.config.eviction_limit
+    }
+
+    /// Empties the filter, keeping its configuration and memory.
+    ///
+    /// ```
+    /// use bugu::{CuckooFilter, Filter, FilterMut};
+    /// let mut filter = CuckooFilter::new(10)?;
+    /// filter.insert("a")?;
+    /// filter.clear();
+    /// assert!(filter.is_empty() && !filter.contains("a"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn clear(&mut self) {
+        self.table.clear();
+        self.len = 0;
+    }
+
+    /// Share of slots in use, from 0 to 1.
+    ///
+    /// ```
+    /// use bugu::{CuckooFilter, FilterMut};
+    /// let mut filter = CuckooFilter::new(100)?;
+    /// assert_eq!(filter.load_factor(), 0.0);
+    /// filter.insert("a")?;
+    /// assert!(filter.load_factor() > 0.0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn load_factor(&self) -> f64 {
+        self.len as f64 / (self.config.buckets * self.config.bucket_size) as f64
+    }
+
+    /// Bytes of memory the table occupies (the packed buckets plus 16 bytes of padding).
+    ///
+    /// ```
+    /// let filter = bugu::CuckooFilter::builder().capacity(1_000).fingerprint_bits(12).build()?;
+    /// assert_eq!(filter.memory_bytes(), 296 * 4 * 12 / 8 + 16);
+    /// # Ok::<(), bugu::ConfigError>(())
+    /// ```
+    pub fn memory_bytes(&self) -> usize {
+        self.table.memory_bytes()
+    }
+
+    /// Bits of memory per stored item; infinite while the filter is empty.
+    ///
+    /// ```
+    /// use bugu::{CuckooFilter, FilterMut};
+    /// let mut filter = CuckooFilter::new(100_000)?;
+    /// for i in 0..100_000u32 {
+    ///     filter.insert(&i)?;
+    /// }
+    /// assert!(filter.bits_per_item() < 13.0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn bits_per_item(&self) -> f64 {
+        self.memory_bytes() as f64 * 8.0 / self.len as f64
+    }
+
+    /// The false-positive rate the configuration guarantees: the bound at full occupancy. When the
+    /// filter was built from a target rate, this is at most that target.
+    ///
+    /// ```
+    /// let filter = bugu::CuckooFilter::builder().capacity(10).false_positive_rate(0.01).build()?;
+    /// assert!(filter.false_positive_rate() <= 0.01);
+    /// # Ok::<(), bugu::ConfigError>(())
+    /// ```
+    pub fn false_positive_rate(&self) -> f64 {
+        false_positive_bound(self.config.fingerprint_bits, self.config.bucket_size, 1.0)
+    }
+
+    /// The false-positive rate expected at the current load (0 when empty).
+    ///
+    /// ```
+    /// use bugu::{CuckooFilter, FilterMut};
+    /// let mut filter = CuckooFilter::new(100)?;
+    /// assert_eq!(filter.expected_false_positive_rate(), 0.0);
+    /// filter.insert("a")?;
+    /// assert!(filter.expected_false_positive_rate() < filter.false_positive_rate());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn expected_false_positive_rate(&self) -> f64 {
+        false_positive_bound(self.config.fingerprint_bits, self.config.bucket_size, self.load_factor())
+    }
+
+    /// Occupancy statistics (walks the whole table).
+    ///
+    /// ```
+    /// use bugu::{CuckooFilter, FilterMut};
+    /// let mut filter = CuckooFilter::new(100)?;
+    /// filter.insert("a")?;
+    /// let stats = filter.stats();
+    /// assert_eq!(stats.items, 1);
+    /// assert_eq!(stats.fullest_bucket.map(|(_, n)| n), Some(1));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn stats(&self) -> Stats {
+        Stats::collect(&self.table)
+    }
+
+    /// The buckets in `range` (clamped to the table) with their fingerprints, for debugging.
+    ///
+    /// ```
+    /// let filter = bugu::CuckooFilter::new(100)?;
+    /// let first: Vec<_> = filter.buckets(0..2).collect();
+    /// assert_eq!(first.len(), 2);
+    /// assert_eq!(first[1].index, 1);
+    /// assert_eq!(filter.buckets(..).count(), filter.bucket_count());
+    /// assert_eq!(filter.buckets(10_000..).count(), 0);
+    /// # Ok::<(), bugu::ConfigError>(())
+    /// ```
+    pub fn buckets(&self, range: impl RangeBounds<usize>) -> impl Iterator<Item = Bucket> + '_ {
+        use std::ops::Bound::*;
+        let count = self.table.buckets();
+        let start = match range.start_bound() {
+            Included(&s) => s,
+            Excluded(&s) => s.saturating_add(1),
+            Unbounded => 0,
+        };
+        let end = match range.end_bound() {
+            Included(&e) => e.saturating_add(1),
+            Excluded(&e) => e,
+            Unbounded => count,
+        };
+        (start.min(count)..end.min(count)).map(|index| Bucket::read(&self.table, index))
+    }
+
+    #[cfg(test)]
+    pub(crate) fn table_bytes(&self) -> &[u8] {
+        self.table.payload()
+    }
+}
+
+impl Filter for CuckooFilter {
+    #[inline]
+    fn seed(&self) -> u64 {
+        self.config.seed
+    }
+
+    #[inline]
+    fn contains_hash(&self, hash: u64) -> bool {
+        let (fingerprint, b1, b2) = self.addressing.locate(hash);
+        self.table.contains(b1, fingerprint) || self.table.contains(b2, fingerprint)
+    }
+
+    #[inline]
+    fn count_hash(&self, hash: u64) -> usize {
+        let (fingerprint, b1, b2) = self.addressing.locate(hash);
+        self.table.count(b1, fingerprint) + self.table.count(b2, fingerprint)
+    }
+}
+
+impl FilterMut for CuckooFilter {
+    #[inline]
+    fn insert_hash(&mut self, hash: u64) -> Result<(), InsertError> {
+        let (fingerprint, b1, b2) = self.addressing.locate(hash);
+        let limit = self.config.eviction_limit;
+        if self.search.insert(&mut self.table, &self.addressing, fingerprint, (b1, b2), limit) {
+            self.len += 1;
+            Ok(())
+        } else {
+            Err(InsertError::Full)
+        }
+    }
+
+    #[inline]
+    fn remove_hash(&mut self, hash: u64) -> bool {
+        let (fingerprint, b1, b2) = self.addressing.locate(hash);
+        for bucket in [b1, b2] {
+            if let Some(slot) = self.table.find(bucket, fingerprint) {
+                self.table.set(bucket, slot, 0);
+                self.len -= 1;
+                return true;
+            }
+        }
+        false
+    }
+}
+
+impl fmt::Debug for CuckooFilter {
+    /// A summary: never the table.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CuckooFilter")
+            .field("len", &self.len)
+            .field("capacity", &self.config.capacity)
+            .field("buckets", &self.config.buckets)
+            .field("bucket_size", &self.config.bucket_size)
+            .field("fingerprint_bits", &self.config.fingerprint_bits)
+            .field("load_factor", &self.load_factor())
+            .field("memory_bytes", &self.memory_bytes())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::HashMap;
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Insert(u16),
+        InsertUnique(u16),
+        /// Removes the n-th (modulo) key that the model holds: removing absent items is documented
+        /// to be able to take another item's fingerprint, so the model only removes live ones.
+        RemoveLive(usize),
+        Contains(u16),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            4 => (0u16..48).prop_map(Op::Insert),
+            2 => (0u16..48).prop_map(Op::InsertUnique),
+            3 => any::<usize>().prop_map(Op::RemoveLive),
+            2 => (0u16..48).prop_map(Op::Contains),
+        ]
+    }
+
+    fn geometry() -> impl Strategy<Value = (usize, usize, u32, u64)> {
+        (1usize..40, prop::sample::select(crate::BUCKET_SIZES.to_vec()), 4u32..=32, any::<u64>())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+
+        #[test]
+        fn behaves_like_a_multiset_model(
+            (capacity, bucket_size, bits, seed) in geometry(),
+            ops in proptest::collection::vec(op(), 1..300),
+        ) {
+            let mut filter = CuckooFilter::builder()
+                .capacity(capacity).bucket_size(bucket_size).fingerprint_bits(bits).seed(seed)
+                .eviction_limit(20)
+                .build().unwrap();
+            let mut model: HashMap<u16, usize> = HashMap::new();
+            for op in ops {
+                match op {
+                    Op::Insert(key) => {
+                        let before = filter.table_bytes().to_vec();
+                        match filter.insert(&key) {
+                            Ok(()) => *model.entry(key).or_default() += 1,
+                            Err(InsertError::Full) => prop_assert_eq!(&before[..], filter.table_bytes()),
+                        }
+                    }
+                    Op::InsertUnique(key) => {
+                        let before = filter.table_bytes().to_vec();
+                        match filter.insert_unique(&key) {
+                            Ok(true) => *model.entry(key).or_default() += 1,
+                            Ok(false) => prop_assert_eq!(&before[..], filter.table_bytes()),
+                            Err(InsertError::Full) => {
+                                prop_assert_eq!(model.get(&key).copied().unwrap_or(0), 0);
+                                prop_assert_eq!(&before[..], filter.table_bytes());
+                            }
+                        }
+                    }
+                    Op::RemoveLive(n) => {
+                        let mut live: Vec<u16> = model.iter().filter(|(_, c)| **c > 0).map(|(k, _)| *k).collect();
+                        live.sort_unstable();
+                        if !live.is_empty() {
+                            let key = live[n % live.len()];
+                            prop_assert!(filter.remove(&key), "live key {} not removed", key);
+                            *model.get_mut(&key).unwrap() -= 1;
+                        }
+                    }
+                    Op::Contains(key) => {
+                        if model.get(&key).copied().unwrap_or(0) > 0 {
+                            prop_assert!(filter.contains(&key), "false negative for {}", key);
+                        }
+                    }
+                }
+                prop_assert_eq!(filter.len(), model.values().sum::<usize>());
+                for (key, &copies) in &model {
+                    prop_assert!(filter.count(key) >= copies);
+                    prop_assert_eq!(filter.contains(key), copies > 0 || filter.contains(key));
+                    if copies > 0 {
+                        prop_assert!(filter.contains(key), "false negative for {}", key);
+                    }
+                }
+            }
+            prop_assert_eq!(filter.stats().items, filter.len());
+        }
+    }
+
+    #[test]
+    fn every_width_and_bucket_size_round_trips() {
+        for bucket_size in crate::BUCKET_SIZES {
+            for bits in crate::FINGERPRINT_BITS {
+                let mut filter = CuckooFilter::builder()
+                    .capacity(2_000)
+                    .bucket_size(bucket_size)
+                    .fingerprint_bits(bits)
+                    .build()
+                    .unwrap();
+                let keys: Vec<String> = (0..2_000).map(|i| format!("key_{i}")).collect();
+                for key in &keys {
+                    filter.insert(key).unwrap_or_else(|e| panic!("b={bucket_size} f={bits}: {e}"));
+                }
+                assert!(keys.iter().all(|k| filter.contains(k)), "b={bucket_size} f={bits}: false negative");
+                for key in &keys {
+                    assert!(filter.remove(key), "b={bucket_size} f={bits}: {key} not removed");
+                }
+                assert!(filter.is_empty());
+                assert!(
+                    filter.table_bytes().iter().all(|&b| b == 0),
+                    "b={bucket_size} f={bits}: table not empty"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_full_pair_of_buckets_refuses_the_next_copy_without_change() {
+        let mut filter = CuckooFilter::builder().capacity(100).bucket_size(2).build().unwrap();
+        for _ in 0..4 {
+            filter.insert("same").unwrap();
+        }
+        let before = filter.table_bytes().to_vec();
+        assert_eq!(filter.insert("same"), Err(InsertError::Full));
+        assert_eq!(filter.table_bytes(), &before[..]);
+        assert_eq!(filter.count("same"), 4);
+        assert_eq!(filter.len(), 4);
+    }
+
+    #[test]
+    fn the_three_ways_of_naming_an_item_are_consistent() {
+        let mut filter = CuckooFilter::new(100).unwrap();
+        filter.insert(&12345u64).unwrap();
+        assert!(filter.contains_hash(crate::hash::hash_item(&12345u64, 0)));
+        assert!(filter.contains_bytes(&12345u64.to_le_bytes()));
+        filter.insert_bytes(b"raw").unwrap();
+        assert!(filter.contains_hash(crate::hash::hash_bytes(b"raw", 0)));
+    }
+
+    #[test]
+    fn debug_is_a_summary() {
+        let filter = CuckooFilter::new(1_000_000).unwrap();
+        let debug = format!("{filter:?}");
+        assert!(debug.starts_with("CuckooFilter { len: 0, capacity: 1000000"), "{debug}");
+        assert!(debug.len() < 300);
+    }
+
+    #[test]
+    fn filters_are_send_sync_and_clone_independently() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<CuckooFilter>();
+        let mut a = CuckooFilter::new(100).unwrap();
+        a.insert("a").unwrap();
+        let mut b = a.clone();
+        b.insert("b").unwrap();
+        assert_eq!((a.len(), b.len()), (1, 2));
+        assert!(b.contains("a"));
+    }
+}

@@ -1,0 +1,289 @@
+//! From an item to one stable 64-bit hash, and from that hash to a fingerprint and two buckets.
+//!
+//! Filters are persisted, replicated and loaded on other machines years later, so the hash must be
+//! the same on every platform and in every later version of this crate (DESIGN §2). We use XXH3-64
+//! with a seed, whose output is frozen since xxHash 0.8.
+//!
+//! Three ways in:
+//! - bytes: [`hash_bytes`] hashes exactly the bytes given;
+//! - any `T: Hash`: [`hash_item`] feeds the value through [`PortableHasher`], which writes integers
+//!   little-endian and `usize`/`isize` as 64-bit, so integers, `bool`, `char`, strings, byte slices
+//!   and tuples or derived `Hash` impls of those hash identically everywhere;
+//! - callers who hash themselves pass a `u64` to the `*_hash` entry points of the filters.
+//!
+//! A `&str` hashed through `T: Hash` is not the same as its bytes hashed with [`hash_bytes`]: the
+//! standard library's `Hash for str` appends a `0xff` terminator. Pick one way per filter.
+
+use std::hash::{Hash, Hasher};
+
+use xxhash_rust::xxh3::{Xxh3, xxh3_64_with_seed};
+
+/// Identifies the hash function in persisted headers. Only XXH3-64 exists today.
+pub const HASH_ID_XXH3_64: u8 = 1;
+
+/// Hashes raw bytes with seeded XXH3-64.
+///
+/// ```
+/// let h = bugu::hash::hash_bytes(b"item_0", 0);
+/// assert_eq!(h, bugu::hash::hash_bytes(b"item_0", 0));
+/// assert_ne!(h, bugu::hash::hash_bytes(b"item_0", 1));
+/// ```
+#[inline]
+pub fn hash_bytes(bytes: &[u8], seed: u64) -> u64 {
+    xxh3_64_with_seed(bytes, seed)
+}
+
+/// Hashes any `T: Hash` through [`PortableHasher`].
+///
+/// ```
+/// use bugu::hash::hash_item;
+/// // Integers hash by value and width, not by platform.
+/// assert_eq!(hash_item(&42u64, 7), hash_item(&42u64, 7));
+/// assert_ne!(hash_item(&42u64, 7), hash_item(&42u32, 7));
+/// ```
+#[inline]
+pub fn hash_item<T: Hash + ?Sized>(item: &T, seed: u64) -> u64 {
+    let mut hasher = PortableHasher::new(seed);
+    item.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// Keys up to this many bytes (after `Hash` has written them) are hashed in one shot from a stack
+/// buffer; longer ones switch to the streaming state. Both give the same digest.
+const INLINE_BYTES: usize = 64;
+
+/// A [`Hasher`] with platform-independent output: XXH3-64 over a normalised byte stream.
+///
+/// Integers are written little-endian, `usize`/`isize` widened to 64 bits. Short inputs are buffered
+/// on the stack and hashed in one call, so hashing a `u64` or a short string does not set up a
+/// streaming state.
+///
+/// ```
+/// use std::hash::{Hash, Hasher};
+/// use bugu::hash::PortableHasher;
+///
+/// let mut hasher = PortableHasher::new(0);
+/// "user_123".hash(&mut hasher);
+/// let h = hasher.finish();
+/// assert_eq!(h, bugu::hash::hash_item("user_123", 0));
+/// ```
+#[derive(Clone)]
+pub struct PortableHasher {
+    seed: u64,
+    buffer: [u8; INLINE_BYTES],
+    buffered: usize,
+    streaming: Option<Box<Xxh3>>,
+}
+
+impl PortableHasher {
+    /// A hasher with the given seed.
+    ///
+    /// ```
+    /// let hasher = bugu::hash::PortableHasher::new(42);
+    /// # let _ = hasher;
+    /// ```
+    pub fn new(seed: u64) -> Self {
+        PortableHasher { seed, buffer: [0; INLINE_BYTES], buffered: 0, streaming: None }
+    }
+}
+
+impl std::fmt::Debug for PortableHasher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PortableHasher").field("seed", &self.seed).finish_non_exhaustive()
+    }
+}
+
+impl Hasher for PortableHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        if let Some(state) = &mut self.streaming {
+            state.update(bytes);
+        } else if self.buffered + bytes.len() <= INLINE_BYTES {
+            self.buffer[self.buffered..self.buffered + bytes.len()].copy_from_slice(bytes);
+            self.buffered += bytes.len();
+        } else {
+            // Long keys are rare on the hot path; only they pay for the streaming state.
+            let mut state = Box::new(Xxh3::with_seed(self.seed));
+            state.update(&self.buffer[..self.buffered]);
+            state.update(bytes);
+            self.streaming = Some(state);
+        }
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        match &self.streaming {
+            Some(state) => state.digest(),
+            None => xxh3_64_with_seed(&self.buffer[..self.buffered], self.seed),
+        }
+    }
+
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.write(&[i]);
+    }
+    #[inline]
+    fn write_u16(&mut self, i: u16) {
+        self.write(&i.to_le_bytes());
+    }
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.write(&i.to_le_bytes());
+    }
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.write(&i.to_le_bytes());
+    }
+    #[inline]
+    fn write_u128(&mut self, i: u128) {
+        self.write(&i.to_le_bytes());
+    }
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.write(&(i as u64).to_le_bytes());
+    }
+    #[inline]
+    fn write_i8(&mut self, i: i8) {
+        self.write_u8(i as u8);
+    }
+    #[inline]
+    fn write_i16(&mut self, i: i16) {
+        self.write_u16(i as u16);
+    }
+    #[inline]
+    fn write_i32(&mut self, i: i32) {
+        self.write_u32(i as u32);
+    }
+    #[inline]
+    fn write_i64(&mut self, i: i64) {
+        self.write_u64(i as u64);
+    }
+    #[inline]
+    fn write_i128(&mut self, i: i128) {
+        self.write_u128(i as u128);
+    }
+    #[inline]
+    fn write_isize(&mut self, i: isize) {
+        self.write_u64(i as i64 as u64);
+    }
+}
+
+/// Derives fingerprints and bucket indices from a 64-bit hash for a table of `buckets` buckets.
+///
+/// - primary bucket: Lemire's multiply-shift reduction of the whole hash (any bucket count, no
+///   division);
+/// - fingerprint: the low 32 bits reduced the same way onto `1..=2^f - 1`, uniform and never 0
+///   (0 marks an empty slot);
+/// - alternate bucket: FastFilter's involution for any *even* bucket count `n`: an odd offset `r`
+///   derived from the fingerprint, `alt(i) = (n - i - r) mod n`. Applying it twice returns `i`,
+///   and since `2i + r` is odd it never equals `i`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Addressing {
+    buckets: u64,
+    half: u64,
+    fingerprint_range: u64,
+}
+
+/// Spreads fingerprints before they choose an alternate bucket (Knuth's multiplicative constant).
+const FINGERPRINT_MIX: u64 = 0x9E37_79B9_7F4A_7C15;
+
+impl Addressing {
+    /// `buckets` must be even and at least 2 (the configuration guarantees it).
+    pub(crate) fn new(buckets: usize, fingerprint_bits: u32) -> Self {
+        debug_assert!(buckets >= 2 && buckets % 2 == 0);
+        debug_assert!((1..=32).contains(&fingerprint_bits));
+        Addressing {
+            buckets: buckets as u64,
+            half: buckets as u64 / 2,
+            fingerprint_range: (1u64 << fingerprint_bits) - 1,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn fingerprint(&self, hash: u64) -> u32 {
+        (((hash & 0xFFFF_FFFF) * self.fingerprint_range) >> 32) as u32 + 1
+    }
+
+    #[inline]
+    pub(crate) fn primary(&self, hash: u64) -> usize {
+        ((hash as u128 * self.buckets as u128) >> 64) as usize
+    }
+
+    #[inline]
+    pub(crate) fn alternate(&self, bucket: usize, fingerprint: u32) -> usize {
+        let mixed = (fingerprint as u64).wrapping_mul(FINGERPRINT_MIX);
+        let offset = 2 * ((mixed as u128 * self.half as u128) >> 64) as u64 + 1;
+        let sum = bucket as u64 + offset;
+        let sum = if sum >= self.buckets { sum - self.buckets } else { sum };
+        (if sum == 0 { 0 } else { self.buckets - sum }) as usize
+    }
+
+    /// The fingerprint and both candidate buckets of a hash.
+    #[inline]
+    pub(crate) fn locate(&self, hash: u64) -> (u32, usize, usize) {
+        let fingerprint = self.fingerprint(hash);
+        let primary = self.primary(hash);
+        (fingerprint, primary, self.alternate(primary, fingerprint))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    // These values pin the hash forever: persisted filters depend on them. Never change them.
+    // They were cross-checked with the reference implementation (python-xxhash's xxh3_64 over
+    // the same bytes: integers little-endian, `str` followed by its 0xff terminator).
+    #[test]
+    fn byte_hashes_are_frozen() {
+        assert_eq!(hash_bytes(b"", 0), 0x2d06_8005_38d3_94c2);
+        assert_eq!(hash_bytes(b"item_0", 0), 0x385c_762d_7455_374c);
+        assert_eq!(hash_bytes(b"user_123", 42), 0xf820_2fdf_dd6f_2b1e);
+    }
+
+    #[test]
+    fn item_hashes_are_frozen() {
+        assert_eq!(hash_item(&42u64, 0), 0xd5a6_f8c8_38df_27c8);
+        assert_eq!(hash_item(&42usize, 0), hash_item(&42u64, 0));
+        assert_eq!(hash_item(&-1i32, 0), 0xcd6b_1c92_0d3f_662c);
+        assert_eq!(hash_item("user_123", 0), 0xb031_bd19_2b60_8af7);
+        assert_eq!(hash_item(&String::from("user_123"), 0), hash_item("user_123", 0));
+        assert_eq!(hash_item(&(1u8, "a"), 9), 0xe89b_0b49_6a29_f7d4);
+    }
+
+    #[test]
+    fn long_keys_stream_to_the_same_digest() {
+        let long: Vec<u8> = (0..1000u32).map(|i| (i * 7) as u8).collect();
+        let mut hasher = PortableHasher::new(3);
+        for chunk in long.chunks(37) {
+            hasher.write(chunk);
+        }
+        assert_eq!(hasher.finish(), hash_bytes(&long, 3));
+    }
+
+    proptest! {
+        #[test]
+        fn alternate_is_an_involution_without_fixed_points(
+            half in 1usize..1_000_000, bits in 1u32..=32, hash in any::<u64>()
+        ) {
+            let addressing = Addressing::new(half * 2, bits);
+            let (fp, i1, i2) = addressing.locate(hash);
+            prop_assert!(fp >= 1 && (fp as u64) < (1u64 << bits));
+            prop_assert!(i1 < half * 2 && i2 < half * 2);
+            prop_assert_ne!(i1, i2);
+            prop_assert_eq!(addressing.alternate(i2, fp), i1);
+        }
+    }
+
+    #[test]
+    fn fingerprints_cover_the_whole_range() {
+        let addressing = Addressing::new(2, 4);
+        let mut seen = [false; 16];
+        for i in 0..10_000u64 {
+            seen[addressing.fingerprint(hash_item(&i, 0)) as usize] = true;
+        }
+        assert!(!seen[0]);
+        assert!(seen[1..].iter().all(|&s| s));
+    }
+}

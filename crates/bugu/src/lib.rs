@@ -1,0 +1,62 @@
+//! # bugu (布谷, "cuckoo")
+//!
+//! A cuckoo filter: a compact set that answers "have I seen this item?" in constant time, with no
+//! false negatives, a false-positive rate you choose, and — unlike a Bloom filter — deletion.
+//!
+//! - **Exact sizing**: a filter for `n` items takes `n / load` slots, not the next power of two.
+//! - **Any fingerprint width** from 4 to 32 bits, bit-packed; buckets of 2, 4 or 8 slots.
+//! - **Stable hashing**: seeded XXH3-64 over a platform-independent byte stream, so a filter saved
+//!   on one machine answers the same on another, in every later version.
+//! - **Nothing is lost**: an insert that finds no room fails and changes nothing; deletions never
+//!   cause false negatives for items that were inserted.
+//!
+//! ## Quick start
+//!
+//! ```
+//! use bugu::{CuckooFilter, Filter, FilterMut};
+//!
+//! let mut filter = CuckooFilter::builder()
+//!     .capacity(100_000)
+//!     .false_positive_rate(0.001)
+//!     .build()?;
+//!
+//! filter.insert("user_123")?;
+//! assert!(filter.contains("user_123"));
+//!
+//! filter.remove("user_123");
+//! assert!(!filter.contains("user_123"));
+//!
+//! // Raw bytes and pre-computed hashes work too.
+//! filter.insert_bytes(b"\x01\x02")?;
+//! filter.insert_hash(0xdead_beef)?;
+//! assert!(filter.contains_hash(0xdead_beef));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! ## Layout of the crate
+//!
+//! Data flows one way: item → [`hash`] → (fingerprint, two buckets) → table. The packed table knows
+//! nothing of items; the insertion algorithm (a breadth-first search for a path of moves, applied
+//! only once found) knows buckets and fingerprints; [`CuckooFilter`] composes them and implements
+//! the [`Filter`] and [`FilterMut`] traits, which give every filter type the same `T: Hash`,
+//! byte and pre-hashed entry points.
+
+#![deny(missing_docs)]
+
+mod config;
+mod cuckoo;
+mod error;
+mod filter;
+pub mod hash;
+mod membership;
+mod stats;
+mod table;
+
+pub use config::{
+    BUCKET_SIZES, Builder, DEFAULT_BUCKET_SIZE, DEFAULT_EVICTION_LIMIT, DEFAULT_FINGERPRINT_BITS,
+    DEFAULT_SEED, FINGERPRINT_BITS, MAX_EVICTION_LIMIT,
+};
+pub use error::{ConfigError, Error, InsertError};
+pub use filter::CuckooFilter;
+pub use membership::{Filter, FilterMut};
+pub use stats::{Bucket, Stats};

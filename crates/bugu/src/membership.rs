@@ -1,0 +1,244 @@
+//! The membership API every filter type offers, written once.
+//!
+//! A filter type implements the few `*_hash` methods; the traits provide the variants for any
+//! `T: Hash` (through the portable hasher) and for raw bytes, so the three ways of naming an item
+//! mean the same thing in every filter type.
+
+use std::hash::Hash;
+
+use crate::error::InsertError;
+use crate::hash::{hash_bytes, hash_item};
+
+/// Queries: is an item present, how many copies.
+///
+/// ```
+/// use bugu::{CuckooFilter, Filter, FilterMut};
+///
+/// let mut filter = CuckooFilter::new(1000)?;
+/// filter.insert("apple")?;
+/// assert!(filter.contains("apple"));
+/// assert!(!filter.contains("pear")); // could be a false positive, at the configured rate
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub trait Filter {
+    /// The seed items are hashed with.
+    fn seed(&self) -> u64;
+
+    /// Whether an item with this (pre-computed) hash may be present.
+    fn contains_hash(&self, hash: u64) -> bool;
+
+    /// How many stored fingerprints match this hash: an upper bound on the item's copies.
+    fn count_hash(&self, hash: u64) -> usize;
+
+    /// The hash this filter uses for an item: [`hash_item`] with the filter's seed.
+    ///
+    /// ```
+    /// use bugu::{CuckooFilter, Filter, FilterMut};
+    /// let mut filter = CuckooFilter::new(10)?;
+    /// let h = filter.hash_of(&7u64);
+    /// filter.insert_hash(h)?;
+    /// assert!(filter.contains(&7u64));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    fn hash_of<T: Hash + ?Sized>(&self, item: &T) -> u64 {
+        hash_item(item, self.seed())
+    }
+
+    /// The hash this filter uses for raw bytes: [`hash_bytes`] with the filter's seed.
+    ///
+    /// ```
+    /// use bugu::{CuckooFilter, Filter, FilterMut};
+    /// let mut filter = CuckooFilter::new(10)?;
+    /// filter.insert_hash(filter.hash_of_bytes(b"k"))?;
+    /// assert!(filter.contains_bytes(b"k"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    fn hash_of_bytes(&self, bytes: &[u8]) -> u64 {
+        hash_bytes(bytes, self.seed())
+    }
+
+    /// Whether `item` may be present: `false` is certain, `true` is wrong at most at the
+    /// false-positive rate.
+    ///
+    /// ```
+    /// use bugu::{CuckooFilter, Filter, FilterMut};
+    /// let mut filter = CuckooFilter::new(10)?;
+    /// filter.insert(&42u32)?;
+    /// assert!(filter.contains(&42u32));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
+        self.contains_hash(self.hash_of(item))
+    }
+
+    /// [`contains`](Self::contains) for raw bytes.
+    ///
+    /// ```
+    /// use bugu::{CuckooFilter, Filter, FilterMut};
+    /// let mut filter = CuckooFilter::new(10)?;
+    /// filter.insert_bytes(b"\x00\x01")?;
+    /// assert!(filter.contains_bytes(b"\x00\x01"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    fn contains_bytes(&self, bytes: &[u8]) -> bool {
+        self.contains_hash(self.hash_of_bytes(bytes))
+    }
+
+    /// How many copies of `item` may be stored (an upper bound: other items can share its
+    /// fingerprint and buckets).
+    ///
+    /// ```
+    /// use bugu::{CuckooFilter, Filter, FilterMut};
+    /// let mut filter = CuckooFilter::new(10)?;
+    /// filter.insert("a")?;
+    /// filter.insert("a")?;
+    /// assert_eq!(filter.count("a"), 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    fn count<T: Hash + ?Sized>(&self, item: &T) -> usize {
+        self.count_hash(self.hash_of(item))
+    }
+
+    /// [`count`](Self::count) for raw bytes.
+    ///
+    /// ```
+    /// use bugu::{CuckooFilter, Filter, FilterMut};
+    /// let mut filter = CuckooFilter::new(10)?;
+    /// filter.insert_bytes(b"a")?;
+    /// assert_eq!(filter.count_bytes(b"a"), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    fn count_bytes(&self, bytes: &[u8]) -> usize {
+        self.count_hash(self.hash_of_bytes(bytes))
+    }
+}
+
+/// Updates: insert (a multiset: every insert stores a copy), insert if absent, remove one copy.
+///
+/// Removing an item that was never inserted may remove the fingerprint of another item that shares
+/// it, which that item then loses: remove only what you inserted.
+pub trait FilterMut: Filter {
+    /// Stores one copy of an item with this hash. On error the filter is unchanged.
+    fn insert_hash(&mut self, hash: u64) -> Result<(), InsertError>;
+
+    /// Removes one copy of an item with this hash; `false` if none was found.
+    fn remove_hash(&mut self, hash: u64) -> bool;
+
+    /// Stores an item with this hash unless it is already present: `Ok(true)` if it was added,
+    /// `Ok(false)` if it was present (or a false positive said so).
+    ///
+    /// ```
+    /// use bugu::{CuckooFilter, Filter, FilterMut};
+    /// let mut filter = CuckooFilter::new(10)?;
+    /// let h = filter.hash_of("x");
+    /// assert_eq!(filter.insert_unique_hash(h), Ok(true));
+    /// assert_eq!(filter.insert_unique_hash(h), Ok(false));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    fn insert_unique_hash(&mut self, hash: u64) -> Result<bool, InsertError> {
+        if self.contains_hash(hash) {
+            return Ok(false);
+        }
+        self.insert_hash(hash).map(|()| true)
+    }
+
+    /// Stores one copy of `item`. On error the filter is unchanged.
+    ///
+    /// ```
+    /// use bugu::{CuckooFilter, Filter, FilterMut};
+    /// let mut filter = CuckooFilter::new(10)?;
+    /// filter.insert("user_1")?;
+    /// assert!(filter.contains("user_1"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    fn insert<T: Hash + ?Sized>(&mut self, item: &T) -> Result<(), InsertError> {
+        let hash = self.hash_of(item);
+        self.insert_hash(hash)
+    }
+
+    /// [`insert`](Self::insert) for raw bytes.
+    ///
+    /// ```
+    /// use bugu::{CuckooFilter, Filter, FilterMut};
+    /// let mut filter = CuckooFilter::new(10)?;
+    /// filter.insert_bytes(b"user_1")?;
+    /// assert!(filter.contains_bytes(b"user_1"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    fn insert_bytes(&mut self, bytes: &[u8]) -> Result<(), InsertError> {
+        let hash = self.hash_of_bytes(bytes);
+        self.insert_hash(hash)
+    }
+
+    /// Stores `item` unless it is already present; says which.
+    ///
+    /// ```
+    /// use bugu::{CuckooFilter, Filter, FilterMut};
+    /// let mut filter = CuckooFilter::new(10)?;
+    /// assert_eq!(filter.insert_unique("a"), Ok(true));
+    /// assert_eq!(filter.insert_unique("a"), Ok(false));
+    /// assert_eq!(filter.count("a"), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    fn insert_unique<T: Hash + ?Sized>(&mut self, item: &T) -> Result<bool, InsertError> {
+        let hash = self.hash_of(item);
+        self.insert_unique_hash(hash)
+    }
+
+    /// [`insert_unique`](Self::insert_unique) for raw bytes.
+    ///
+    /// ```
+    /// use bugu::{CuckooFilter, Filter, FilterMut};
+    /// let mut filter = CuckooFilter::new(10)?;
+    /// assert_eq!(filter.insert_unique_bytes(b"a"), Ok(true));
+    /// assert_eq!(filter.insert_unique_bytes(b"a"), Ok(false));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    fn insert_unique_bytes(&mut self, bytes: &[u8]) -> Result<bool, InsertError> {
+        let hash = self.hash_of_bytes(bytes);
+        self.insert_unique_hash(hash)
+    }
+
+    /// Removes one copy of `item`; `false` if it was not found.
+    ///
+    /// ```
+    /// use bugu::{CuckooFilter, Filter, FilterMut};
+    /// let mut filter = CuckooFilter::new(10)?;
+    /// filter.insert("a")?;
+    /// assert!(filter.remove("a"));
+    /// assert!(!filter.contains("a"));
+    /// assert!(!filter.remove("a"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    fn remove<T: Hash + ?Sized>(&mut self, item: &T) -> bool {
+        let hash = self.hash_of(item);
+        self.remove_hash(hash)
+    }
+
+    /// [`remove`](Self::remove) for raw bytes.
+    ///
+    /// ```
+    /// use bugu::{CuckooFilter, Filter, FilterMut};
+    /// let mut filter = CuckooFilter::new(10)?;
+    /// filter.insert_bytes(b"a")?;
+    /// assert!(filter.remove_bytes(b"a"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    fn remove_bytes(&mut self, bytes: &[u8]) -> bool {
+        let hash = self.hash_of_bytes(bytes);
+        self.remove_hash(hash)
+    }
+}

@@ -1,0 +1,138 @@
+//! SWAR ("SIMD within a register") probes of a whole bucket at once.
+//!
+//! A bucket of `b` lanes of `f` bits is loaded into one machine word; [`Lanes::zero_lanes`] sets
+//! the top bit of every lane that is zero, exactly (no borrow crosses a lane, unlike the classic
+//! `haszero` trick whose higher lanes may report false zeros). Finding a fingerprint is finding a
+//! zero after XOR with the fingerprint repeated in every lane.
+
+use std::ops::{Add, BitAnd, BitOr, BitXor, Not, Shr};
+
+/// A machine word the probes can run on (`u64` or `u128`).
+pub(crate) trait Word:
+    Copy
+    + Eq
+    + Add<Output = Self>
+    + BitAnd<Output = Self>
+    + BitOr<Output = Self>
+    + BitXor<Output = Self>
+    + Not<Output = Self>
+    + Shr<u32, Output = Self>
+{
+    const BITS: u32;
+    const ZERO: Self;
+    /// Loads `BITS / 8` little-endian bytes starting at `offset`.
+    fn load(bytes: &[u8], offset: usize) -> Self;
+    fn from_u128(value: u128) -> Self;
+    fn splat_mul(self, value: u32) -> Self;
+    fn trailing_zeros(self) -> u32;
+}
+
+macro_rules! impl_word {
+    ($t:ty) => {
+        impl Word for $t {
+            const BITS: u32 = <$t>::BITS;
+            const ZERO: Self = 0;
+            #[inline(always)]
+            fn load(bytes: &[u8], offset: usize) -> Self {
+                const N: usize = std::mem::size_of::<$t>();
+                let mut raw = [0u8; N];
+                raw.copy_from_slice(&bytes[offset..offset + N]);
+                <$t>::from_le_bytes(raw)
+            }
+            #[inline(always)]
+            fn from_u128(value: u128) -> Self {
+                value as $t
+            }
+            #[inline(always)]
+            fn splat_mul(self, value: u32) -> Self {
+                self.wrapping_mul(value as $t)
+            }
+            #[inline(always)]
+            fn trailing_zeros(self) -> u32 {
+                <$t>::trailing_zeros(self)
+            }
+        }
+    };
+}
+impl_word!(u64);
+impl_word!(u128);
+
+/// Lane masks for `lanes` lanes of `bits` bits in a word `W`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Lanes<W> {
+    /// The lowest bit of every lane: multiplying by a value repeats it in every lane.
+    low: W,
+    /// Every bit of every lane except its top bit.
+    body: W,
+    /// The top bit of every lane.
+    top: W,
+    bits: u32,
+}
+
+impl<W: Word> Lanes<W> {
+    pub(crate) fn new(lanes: usize, bits: u32) -> Self {
+        debug_assert!(lanes as u32 * bits <= W::BITS);
+        let (mut low, mut top) = (0u128, 0u128);
+        for lane in 0..lanes as u32 {
+            low |= 1 << (lane * bits);
+            top |= 1 << (lane * bits + bits - 1);
+        }
+        let body = low.wrapping_mul((1u128 << (bits - 1)) - 1);
+        Lanes { low: W::from_u128(low), body: W::from_u128(body), top: W::from_u128(top), bits }
+    }
+
+    /// Top bit set in every lane of `word` that is zero; all other bits clear.
+    #[inline(always)]
+    pub(crate) fn zero_lanes(&self, word: W) -> W {
+        !(((word & self.body) + self.body) | word | self.body) & self.top
+    }
+
+    /// Top bit set in every lane of `word` equal to `value`.
+    #[inline(always)]
+    pub(crate) fn matching_lanes(&self, word: W, value: u32) -> W {
+        self.zero_lanes(word ^ self.low.splat_mul(value))
+    }
+
+    /// Index of the lowest lane flagged in `flags`, if any.
+    #[inline(always)]
+    pub(crate) fn first_lane(&self, flags: W) -> Option<usize> {
+        (flags != W::ZERO).then(|| (flags.trailing_zeros() / self.bits) as usize)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn pack(values: &[u32], bits: u32) -> u128 {
+        values.iter().enumerate().fold(0, |w, (i, &v)| w | (v as u128) << (i as u32 * bits))
+    }
+
+    proptest! {
+        #[test]
+        fn probes_agree_with_a_lane_by_lane_scan(
+            bits in 1u32..=32, seed_values in proptest::collection::vec(any::<u32>(), 1..=8),
+            probe in any::<u32>(), garbage in any::<u128>()
+        ) {
+            let lanes_count = seed_values.len().min((128 / bits) as usize);
+            let mask = if bits == 32 { u32::MAX } else { (1 << bits) - 1 };
+            // Small values so that zeros and repeats are common.
+            let values: Vec<u32> = seed_values[..lanes_count].iter().map(|v| (v % 4) & mask).collect();
+            let probe = (probe % 4) & mask;
+            let used = lanes_count as u32 * bits;
+            let above = if used == 128 { 0 } else { garbage << used };
+            let word = pack(&values, bits) | above;
+            let lanes = Lanes::<u128>::new(lanes_count, bits);
+            let zeros = lanes.zero_lanes(word);
+            let matches = lanes.matching_lanes(word, probe);
+            for (i, &v) in values.iter().enumerate() {
+                let top = 1u128 << (i as u32 * bits + bits - 1);
+                prop_assert_eq!(zeros & top != 0, v == 0);
+                prop_assert_eq!(matches & top != 0, v == probe);
+            }
+            prop_assert_eq!(matches.count_ones() as usize, values.iter().filter(|&&v| v == probe).count());
+            prop_assert_eq!(lanes.first_lane(matches), values.iter().position(|&v| v == probe));
+        }
+    }
+}

@@ -60,3 +60,8 @@ pub use error::{ConfigError, Error, InsertError};
 pub use filter::CuckooFilter;
 pub use membership::{Filter, FilterMut};
 pub use stats::{Bucket, Stats};
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;

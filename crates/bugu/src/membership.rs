@@ -88,6 +88,36 @@ pub trait Filter {
         self.contains_hash(self.hash_of_bytes(bytes))
     }
 
+    /// [`contains_hash`](Self::contains_hash) for many hashes at once, in order. Filters override
+    /// it to overlap the memory accesses of neighbouring lookups; the answers are exactly those of
+    /// one-by-one calls.
+    ///
+    /// ```
+    /// use bugu::{CuckooFilter, Filter, FilterMut};
+    /// let mut filter = CuckooFilter::new(10)?;
+    /// filter.insert_hash(1)?;
+    /// assert_eq!(filter.contains_hash_batch(&[1, 1]), vec![true, true]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    fn contains_hash_batch(&self, hashes: &[u64]) -> Vec<bool> {
+        hashes.iter().map(|&hash| self.contains_hash(hash)).collect()
+    }
+
+    /// [`contains`](Self::contains) for a slice of items, in order (see
+    /// [`contains_hash_batch`](Self::contains_hash_batch)).
+    ///
+    /// ```
+    /// use bugu::{CuckooFilter, Filter, FilterMut};
+    /// let mut filter = CuckooFilter::new(10)?;
+    /// filter.insert("a")?;
+    /// assert_eq!(filter.contains_batch(&["a", "a"]), vec![true, true]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    fn contains_batch<T: Hash>(&self, items: &[T]) -> Vec<bool> {
+        let hashes: Vec<u64> = items.iter().map(|item| self.hash_of(item)).collect();
+        self.contains_hash_batch(&hashes)
+    }
+
     /// How many copies of `item` may be stored (an upper bound: other items can share its
     /// fingerprint and buckets).
     ///
@@ -177,6 +207,34 @@ pub trait FilterMut: Filter {
     fn insert_bytes(&mut self, bytes: &[u8]) -> Result<(), InsertError> {
         let hash = self.hash_of_bytes(bytes);
         self.insert_hash(hash)
+    }
+
+    /// [`insert_hash`](Self::insert_hash) for many hashes, in order; one result per hash,
+    /// exactly what one-by-one calls return.
+    ///
+    /// ```
+    /// use bugu::{CuckooFilter, Filter, FilterMut};
+    /// let mut filter = CuckooFilter::new(10)?;
+    /// assert!(filter.insert_hash_batch(&[1, 2, 3]).iter().all(Result::is_ok));
+    /// assert!(filter.contains_hash(2));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    fn insert_hash_batch(&mut self, hashes: &[u64]) -> Vec<Result<(), InsertError>> {
+        hashes.iter().map(|&hash| self.insert_hash(hash)).collect()
+    }
+
+    /// [`insert`](Self::insert) for a slice of items, in order; one result per item.
+    ///
+    /// ```
+    /// use bugu::{CuckooFilter, Filter, FilterMut};
+    /// let mut filter = CuckooFilter::new(10)?;
+    /// assert!(filter.insert_batch(&["a", "b"]).iter().all(Result::is_ok));
+    /// assert!(filter.contains("b"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    fn insert_batch<T: Hash>(&mut self, items: &[T]) -> Vec<Result<(), InsertError>> {
+        let hashes: Vec<u64> = items.iter().map(|item| self.hash_of(item)).collect();
+        self.insert_hash_batch(&hashes)
     }
 
     /// Stores `item` unless it is already present; says which.

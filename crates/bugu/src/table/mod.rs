@@ -26,10 +26,11 @@ enum Probe {
     Slotwise,
 }
 
-/// The packed fingerprint table.
+/// The packed fingerprint table, over owned bytes (`Vec<u8>`, the default) or borrowed ones
+/// (`&[u8]`, for zero-copy read-only views). `bytes` always holds the payload plus [`PADDING`].
 #[derive(Clone, PartialEq, Eq)]
-pub(crate) struct Table {
-    bytes: Vec<u8>,
+pub(crate) struct Table<S = Vec<u8>> {
+    bytes: S,
     buckets: usize,
     slots: usize,
     bits: u32,
@@ -43,6 +44,22 @@ impl Table {
         Table { bytes, buckets, slots, bits, probe: Self::choose_probe(slots, bits) }
     }
 
+    /// Stores a fingerprint (or 0 to empty the slot).
+    #[inline]
+    pub(crate) fn set(&mut self, bucket: usize, slot: usize, fingerprint: u32) {
+        debug_assert!((fingerprint as u64) <= self.slot_mask());
+        let bit = self.slot_bit(bucket, slot);
+        let (offset, shift) = (bit / 8, bit % 8);
+        let window = u64::load(&self.bytes, offset);
+        let mask = self.slot_mask() << shift;
+        let window = (window & !mask) | ((fingerprint as u64) << shift);
+        self.bytes[offset..offset + 8].copy_from_slice(&window.to_le_bytes());
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.bytes.fill(0);
+    }
+
     /// Bytes needed for the packed buckets (without padding), or `None` if that overflows.
     pub(crate) fn checked_payload_len(buckets: usize, slots: usize, bits: u32) -> Option<usize> {
         let total_bits = (buckets as u128) * (slots as u128) * (bits as u128);
@@ -51,7 +68,7 @@ impl Table {
     }
 
     fn payload_len(buckets: usize, slots: usize, bits: u32) -> usize {
-        Self::checked_payload_len(buckets, slots, bits).expect("table size checked by the configuration")
+        Table::checked_payload_len(buckets, slots, bits).expect("table size checked by the configuration")
     }
 
     fn choose_probe(slots: usize, bits: u32) -> Probe {
@@ -68,6 +85,22 @@ impl Table {
             Probe::Slotwise
         }
     }
+}
+
+impl<S: AsRef<[u8]>> Table<S> {
+    /// A table over existing bytes (payload plus [`PADDING`]); `None` if the length does not match
+    /// the geometry.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) fn from_bytes(bytes: S, buckets: usize, slots: usize, bits: u32) -> Option<Self> {
+        let expected = Table::checked_payload_len(buckets, slots, bits)? + PADDING;
+        (bytes.as_ref().len() == expected).then(|| Table {
+            bytes,
+            buckets,
+            slots,
+            bits,
+            probe: Table::choose_probe(slots, bits),
+        })
+    }
 
     pub(crate) fn buckets(&self) -> usize {
         self.buckets
@@ -83,17 +116,14 @@ impl Table {
 
     /// The whole buffer, padding included (what the table costs in memory).
     pub(crate) fn memory_bytes(&self) -> usize {
-        self.bytes.len()
+        self.bytes.as_ref().len()
     }
 
     /// The packed buckets, without padding: the table's persistent content.
     #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) fn payload(&self) -> &[u8] {
-        &self.bytes[..self.bytes.len() - PADDING]
-    }
-
-    pub(crate) fn clear(&mut self) {
-        self.bytes.fill(0);
+        let bytes = self.bytes.as_ref();
+        &bytes[..bytes.len() - PADDING]
     }
 
     #[inline(always)]
@@ -110,27 +140,15 @@ impl Table {
     #[inline]
     pub(crate) fn get(&self, bucket: usize, slot: usize) -> u32 {
         let bit = self.slot_bit(bucket, slot);
-        let window = u64::load(&self.bytes, bit / 8);
+        let window = u64::load(self.bytes.as_ref(), bit / 8);
         ((window >> (bit % 8)) & self.slot_mask()) as u32
-    }
-
-    /// Stores a fingerprint (or 0 to empty the slot).
-    #[inline]
-    pub(crate) fn set(&mut self, bucket: usize, slot: usize, fingerprint: u32) {
-        debug_assert!((fingerprint as u64) <= self.slot_mask());
-        let bit = self.slot_bit(bucket, slot);
-        let (offset, shift) = (bit / 8, bit % 8);
-        let window = u64::load(&self.bytes, offset);
-        let mask = self.slot_mask() << shift;
-        let window = (window & !mask) | ((fingerprint as u64) << shift);
-        self.bytes[offset..offset + 8].copy_from_slice(&window.to_le_bytes());
     }
 
     /// The bucket's lanes, shifted down so that lane 0 starts at bit 0 (bits above are garbage).
     #[inline(always)]
     fn window<W: Word>(&self, bucket: usize) -> W {
         let bit = self.slot_bit(bucket, 0);
-        W::load(&self.bytes, bit / 8) >> (bit % 8) as u32
+        W::load(self.bytes.as_ref(), bit / 8) >> (bit % 8) as u32
     }
 
     /// Runs `swar` on the bucket's window, or `slotwise` on its slots when it fits no word.
@@ -231,6 +249,18 @@ mod tests {
             }
             prop_assert_eq!(table.payload().len(), (buckets * slots * bits as usize).div_ceil(8));
         }
+    }
+
+    #[test]
+    fn a_borrowed_table_reads_like_the_owned_one() {
+        let mut owned = Table::new(10, 4, 12);
+        owned.set(3, 1, 0xabc);
+        let bytes = owned.bytes.clone();
+        let view = Table::from_bytes(&bytes[..], 10, 4, 12).unwrap();
+        assert_eq!(view.get(3, 1), 0xabc);
+        assert_eq!(view.find(3, 0xabc), Some(1));
+        assert!(Table::from_bytes(&bytes[1..], 10, 4, 12).is_none());
+        assert!(Table::from_bytes(&bytes[..], usize::MAX, 8, 32).is_none());
     }
 
     #[test]

@@ -1,0 +1,20 @@
+//! Comparison harness: bugu against the Rust filter crates a user would pick instead, on the
+//! same seeded workload, in the same run.
+//!
+//! - [`workload`]: seeded distinct keys (64-bit or `user_<id>` strings) and the lookup mixes;
+//! - [`contender`]: the [`Contender`](contender::Contender) trait and one implementation per crate;
+//! - [`timing`] and [`run`]: timed phases, repeated, medians; correctness checks outside the
+//!   timed loops;
+//! - [`compare`]: rows × sizes; [`seed_table`]: the Bloom-vs-cuckoo table;
+//! - [`report`]: markdown, CSV and SVG charts.
+//!
+//! It is a measuring tool only: every figure it prints comes from the run that prints it.
+
+pub mod compare;
+pub mod contender;
+pub mod machine;
+pub mod report;
+pub mod run;
+pub mod seed_table;
+pub mod timing;
+pub mod workload;

@@ -1,0 +1,16 @@
+//! The machine a run measured on, for the report header: figures mean little without it.
+
+/// CPU model (from `/proc/cpuinfo`) and the number of CPUs this process may use.
+pub fn describe() -> String {
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find(|line| line.starts_with("model name"))
+                .and_then(|line| line.split_once(':'))
+                .map(|(_, model)| model.trim().to_string())
+        })
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string());
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    format!("{model}, {cpus} logical CPUs")
+}

@@ -3,7 +3,7 @@
 
 use crate::contender::{Kind, PEERS, Settings};
 use crate::report::Report;
-use crate::run::{Measurement, measure};
+use crate::run::{Measurement, measure_all};
 use crate::workload::{Key, StringKeys, Workload, u64_keys};
 
 /// The kind of keys a run uses.
@@ -71,6 +71,7 @@ pub fn select(kinds: Vec<Kind>, names: &[String]) -> Vec<Kind> {
 
 /// Measures every row at every size; progress goes to stderr.
 pub fn run(options: &Options) -> Report {
+    let load_at_start = crate::machine::load_average();
     let mut measurements = Vec::new();
     let mut sizes = options.sizes.clone();
     sizes.sort_unstable();
@@ -84,13 +85,13 @@ pub fn run(options: &Options) -> Report {
                 let absent = u64_keys(options.seed, keys as u64, lookups);
                 let workload = Workload::new(present, &absent, lookups, options.seed);
                 drop(absent);
-                measure_all(options, keys, &workload, &mut measurements);
+                measure_size(options, keys, &workload, &mut measurements);
             }
             KeyType::String => {
                 let present = StringKeys::new(0, keys);
                 let absent = StringKeys::new(keys as u64, lookups);
                 let workload = Workload::new(present.keys(), &absent.keys(), lookups, options.seed);
-                measure_all(options, keys, &workload, &mut measurements);
+                measure_size(options, keys, &workload, &mut measurements);
             }
         }
     }
@@ -99,14 +100,14 @@ pub fn run(options: &Options) -> Report {
         repeats: options.repeats.max(1),
         fpr: options.fpr,
         machine: crate::machine::describe(),
+        load: load_at_start.zip(crate::machine::load_average()),
         measurements,
     }
 }
 
-fn measure_all<K: Key>(options: &Options, keys: usize, workload: &Workload<K>, out: &mut Vec<Measurement>) {
+fn measure_size<K: Key>(options: &Options, keys: usize, workload: &Workload<K>, out: &mut Vec<Measurement>) {
     let settings = Settings { capacity: keys, fpr: options.fpr, batch: options.batch };
-    for &kind in &options.kinds {
-        let m = measure(kind, workload, &settings, options.repeats);
+    for m in measure_all(&options.kinds, workload, &settings, options.repeats) {
         eprintln!(
             "  {:<24} insert {:>7.1}  find {:>7.1} {:>7.1} {:>7.1}  delete {:>7}  fp {:.4}%  {:.2} bits/item  \
              failed {}  false neg. {}",

@@ -14,3 +14,11 @@ pub fn describe() -> String {
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     format!("{model}, {cpus} logical CPUs")
 }
+
+/// The 1-, 5- and 15-minute load averages (from `/proc/loadavg`), if the system reports them: a
+/// load near or above the CPU count means other processes competed for the CPUs during the run.
+pub fn load_average() -> Option<String> {
+    let text = std::fs::read_to_string("/proc/loadavg").ok()?;
+    let fields: Vec<&str> = text.split_whitespace().take(3).collect();
+    (fields.len() == 3).then(|| fields.join(" "))
+}

@@ -19,6 +19,8 @@ pub struct Report {
     pub fpr: f64,
     /// CPU model and count.
     pub machine: String,
+    /// Load averages at the start and the end of the run, when the system reports them.
+    pub load: Option<(String, String)>,
     /// Every measurement, grouped by size in ascending order, rows in table order.
     pub measurements: Vec<Measurement>,
 }
@@ -77,8 +79,11 @@ impl Report {
             .iter()
             .filter_map(|&keys| self.at(keys).next().map(|m| format!("{} at {} keys", m.lookups, keys)))
             .collect();
+        let load = self.load.as_ref().map_or_else(String::new, |(start, end)| {
+            format!(" Load average (1, 5, 15 min) at the start: {start}; at the end: {end}.")
+        });
         vec![
-            format!("Machine: {}. Keys: {}.", self.machine, self.key_type),
+            format!("Machine: {}.{load} Keys: {}.", self.machine, self.key_type),
             format!(
                 "Times are ns per operation, the median of {} timed repeat(s) of each whole phase; lookups per mix: {}.",
                 self.repeats,

@@ -90,11 +90,7 @@ pub fn run(options: &Options) -> Report {
             KeyType::String => {
                 let present = StringKeys::new(0, keys);
                 let absent = StringKeys::new(keys as u64, lookups);
-                let plan = Workload::new(present.keys(), &absent.keys(), lookups, options.seed);
-                // Each lookup sequence in its own buffer, in lookup order (see StringKeys::from_keys).
-                let mixes = plan.lookups.each_ref().map(|mix| StringKeys::from_keys(mix));
-                let workload =
-                    Workload { present: plan.present, lookups: mixes.each_ref().map(StringKeys::keys) };
+                let workload = Workload::new(present.keys(), &absent.keys(), lookups, options.seed);
                 measure_size(options, keys, &workload, &mut measurements);
             }
         }

@@ -60,9 +60,22 @@ pub enum ConfigError {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum InsertError {
-    /// No room for the item within the eviction limit; nothing was changed.
+    /// No room for the item within the eviction limit (for a
+    /// [`GrowableFilter`](crate::GrowableFilter): at its maximum size); nothing was changed.
     #[error("filter is full: no free slot within the eviction limit (nothing was changed)")]
     Full,
+    /// A [`GrowableFilter`](crate::GrowableFilter) needed a new level and its table of `bytes`
+    /// bytes could not be allocated; nothing was changed.
+    ///
+    /// ```
+    /// let err = bugu::InsertError::OutOfMemory { bytes: 1 << 40 };
+    /// assert!(err.to_string().starts_with("out of memory"));
+    /// ```
+    #[error("out of memory: could not allocate {bytes} bytes for a new level (nothing was changed)")]
+    OutOfMemory {
+        /// The size of the allocation that failed.
+        bytes: usize,
+    },
 }
 
 /// Any error of building a filter from items: a bad configuration or an insert that failed.

@@ -430,7 +430,10 @@ mod tests {
                         let before = filter.table_bytes().to_vec();
                         match filter.insert(&key) {
                             Ok(()) => *model.entry(key).or_default() += 1,
-                            Err(InsertError::Full) => prop_assert_eq!(&before[..], filter.table_bytes()),
+                            Err(error) => {
+                                prop_assert_eq!(error, InsertError::Full);
+                                prop_assert_eq!(&before[..], filter.table_bytes());
+                            }
                         }
                     }
                     Op::InsertUnique(key) => {
@@ -438,7 +441,8 @@ mod tests {
                         match filter.insert_unique(&key) {
                             Ok(true) => *model.entry(key).or_default() += 1,
                             Ok(false) => prop_assert_eq!(&before[..], filter.table_bytes()),
-                            Err(InsertError::Full) => {
+                            Err(error) => {
+                                prop_assert_eq!(error, InsertError::Full);
                                 prop_assert_eq!(model.get(&key).copied().unwrap_or(0), 0);
                                 prop_assert_eq!(&before[..], filter.table_bytes());
                             }

@@ -49,6 +49,7 @@ mod error;
 mod filter;
 pub mod hash;
 mod membership;
+pub mod scalable;
 mod stats;
 mod table;
 
@@ -59,6 +60,11 @@ pub use config::{
 pub use error::{ConfigError, Error, InsertError};
 pub use filter::CuckooFilter;
 pub use membership::{Filter, FilterMut};
+pub use scalable::{
+    DEFAULT_GROWTH_FACTOR, DEFAULT_INITIAL_CAPACITY, DEFAULT_TARGET_FALSE_POSITIVE_RATE,
+    DEFAULT_TIGHTENING, GROWTH_FACTORS, GrowableBuilder, GrowableConfigError, GrowableFilter,
+    Tightening,
+};
 pub use stats::{Bucket, Stats};
 
 /// The README's examples, compiled and run as doctests.

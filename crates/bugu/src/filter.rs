@@ -34,10 +34,37 @@ use crate::table::Table;
 #[derive(Clone)]
 pub struct CuckooFilter {
     config: Config,
-    addressing: Addressing,
-    table: Table,
+    lookup: Lookup,
     len: usize,
     search: PathSearch,
+}
+
+/// The read path every filter over a packed table shares: locate the hash, probe its two buckets.
+/// [`CuckooFilter`] runs it over its owned `Vec<u8>`, [`CuckooView`](crate::CuckooView) over
+/// borrowed bytes (a memory-mapped file); both are the same monomorphised code.
+#[derive(Clone)]
+pub(crate) struct Lookup<S = Vec<u8>> {
+    pub(crate) addressing: Addressing,
+    pub(crate) table: Table<S>,
+}
+
+impl<S: AsRef<[u8]>> Lookup<S> {
+    /// The lookup over a table; the table's geometry has been validated (even bucket count >= 2).
+    pub(crate) fn new(table: Table<S>) -> Self {
+        Lookup { addressing: Addressing::new(table.buckets(), table.bits()), table }
+    }
+
+    #[inline]
+    pub(crate) fn contains_hash(&self, hash: u64) -> bool {
+        let (fingerprint, b1, b2) = self.addressing.locate(hash);
+        self.table.contains(b1, fingerprint) || self.table.contains(b2, fingerprint)
+    }
+
+    #[inline]
+    pub(crate) fn count_hash(&self, hash: u64) -> usize {
+        let (fingerprint, b1, b2) = self.addressing.locate(hash);
+        self.table.count(b1, fingerprint) + self.table.count(b2, fingerprint)
+    }
 }
 
 impl Builder {
@@ -108,13 +135,28 @@ impl CuckooFilter {
     }
 
     fn with_config(config: Config) -> Self {
-        CuckooFilter {
-            addressing: Addressing::new(config.buckets, config.fingerprint_bits),
-            table: Table::new(config.buckets, config.bucket_size, config.fingerprint_bits),
-            config,
-            len: 0,
-            search: PathSearch::default(),
-        }
+        let table = Table::new(config.buckets, config.bucket_size, config.fingerprint_bits);
+        CuckooFilter::from_parts(config, table, 0)
+    }
+
+    /// A filter over an existing table holding `len` fingerprints (used by the persistence
+    /// readers, which have validated the table against the configuration).
+    pub(crate) fn from_parts(config: Config, table: Table, len: usize) -> Self {
+        debug_assert_eq!(
+            (table.buckets(), table.slots(), table.bits()),
+            (config.buckets, config.bucket_size, config.fingerprint_bits)
+        );
+        CuckooFilter { lookup: Lookup::new(table), config, len, search: PathSearch::default() }
+    }
+
+    /// The validated configuration (for the persistence writers).
+    pub(crate) fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The packed table (for the persistence writers).
+    pub(crate) fn table(&self) -> &Table {
+        &self.lookup.table
     }
 
     /// Number of stored fingerprints (inserts minus successful removes).
@@ -203,7 +245,7 @@ impl CuckooFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn clear(&mut self) {
-        self.table.clear();
+        self.lookup.table.clear();
         self.len = 0;
     }
 
@@ -229,7 +271,7 @@ impl CuckooFilter {
     /// # Ok::<(), bugu::ConfigError>(())
     /// ```
     pub fn memory_bytes(&self) -> usize {
-        self.table.memory_bytes()
+        self.lookup.table.memory_bytes()
     }
 
     /// Bits of memory per stored item; infinite while the filter is empty.
@@ -285,7 +327,7 @@ impl CuckooFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn stats(&self) -> Stats {
-        Stats::collect(&self.table)
+        Stats::collect(&self.lookup.table)
     }
 
     /// The buckets in `range` (clamped to the table) with their fingerprints, for debugging.
@@ -301,7 +343,7 @@ impl CuckooFilter {
     /// ```
     pub fn buckets(&self, range: impl RangeBounds<usize>) -> impl Iterator<Item = Bucket> + '_ {
         use std::ops::Bound::*;
-        let count = self.table.buckets();
+        let count = self.lookup.table.buckets();
         let start = match range.start_bound() {
             Included(&s) => s,
             Excluded(&s) => s.saturating_add(1),
@@ -312,12 +354,12 @@ impl CuckooFilter {
             Excluded(&e) => e,
             Unbounded => count,
         };
-        (start.min(count)..end.min(count)).map(|index| Bucket::read(&self.table, index))
+        (start.min(count)..end.min(count)).map(|index| Bucket::read(&self.lookup.table, index))
     }
 
     #[cfg(test)]
     pub(crate) fn table_bytes(&self) -> &[u8] {
-        self.table.payload()
+        self.lookup.table.payload()
     }
 }
 
@@ -329,23 +371,21 @@ impl Filter for CuckooFilter {
 
     #[inline]
     fn contains_hash(&self, hash: u64) -> bool {
-        let (fingerprint, b1, b2) = self.addressing.locate(hash);
-        self.table.contains(b1, fingerprint) || self.table.contains(b2, fingerprint)
+        self.lookup.contains_hash(hash)
     }
 
     #[inline]
     fn count_hash(&self, hash: u64) -> usize {
-        let (fingerprint, b1, b2) = self.addressing.locate(hash);
-        self.table.count(b1, fingerprint) + self.table.count(b2, fingerprint)
+        self.lookup.count_hash(hash)
     }
 }
 
 impl FilterMut for CuckooFilter {
     #[inline]
     fn insert_hash(&mut self, hash: u64) -> Result<(), InsertError> {
-        let (fingerprint, b1, b2) = self.addressing.locate(hash);
+        let (fingerprint, b1, b2) = self.lookup.addressing.locate(hash);
         let limit = self.config.eviction_limit;
-        if self.search.insert(&mut self.table, &self.addressing, fingerprint, (b1, b2), limit) {
+        if self.search.insert(&mut self.lookup.table, &self.lookup.addressing, fingerprint, (b1, b2), limit) {
             self.len += 1;
             Ok(())
         } else {
@@ -355,10 +395,10 @@ impl FilterMut for CuckooFilter {
 
     #[inline]
     fn remove_hash(&mut self, hash: u64) -> bool {
-        let (fingerprint, b1, b2) = self.addressing.locate(hash);
+        let (fingerprint, b1, b2) = self.lookup.addressing.locate(hash);
         for bucket in [b1, b2] {
-            if let Some(slot) = self.table.find(bucket, fingerprint) {
-                self.table.set(bucket, slot, 0);
+            if let Some(slot) = self.lookup.table.find(bucket, fingerprint) {
+                self.lookup.table.set(bucket, slot, 0);
                 self.len -= 1;
                 return true;
             }

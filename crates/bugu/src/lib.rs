@@ -49,6 +49,7 @@ mod error;
 mod filter;
 pub mod hash;
 mod membership;
+pub mod persist;
 pub mod scalable;
 mod stats;
 mod table;
@@ -60,10 +61,10 @@ pub use config::{
 pub use error::{ConfigError, Error, InsertError};
 pub use filter::CuckooFilter;
 pub use membership::{Filter, FilterMut};
+pub use persist::{CuckooView, PersistError};
 pub use scalable::{
-    DEFAULT_GROWTH_FACTOR, DEFAULT_INITIAL_CAPACITY, DEFAULT_TARGET_FALSE_POSITIVE_RATE,
-    DEFAULT_TIGHTENING, GROWTH_FACTORS, GrowableBuilder, GrowableConfigError, GrowableFilter,
-    Tightening,
+    DEFAULT_GROWTH_FACTOR, DEFAULT_INITIAL_CAPACITY, DEFAULT_TARGET_FALSE_POSITIVE_RATE, DEFAULT_TIGHTENING,
+    GROWTH_FACTORS, GrowableBuilder, GrowableConfigError, GrowableFilter, Tightening,
 };
 pub use stats::{Bucket, Stats};
 

@@ -1,0 +1,166 @@
+//! The errors of reading a persisted filter: each names what was wrong and where.
+
+use std::fmt;
+use std::io;
+
+use thiserror::Error;
+
+use super::FilterKind;
+
+/// Why bytes could not be read as a filter. Reading never panics and never allocates more than
+/// the input proves necessary, whatever the bytes.
+///
+/// ```
+/// use bugu::{CuckooFilter, PersistError};
+///
+/// let err = CuckooFilter::from_bytes(b"not a filter").unwrap_err();
+/// assert!(matches!(err, PersistError::BadMagic));
+///
+/// let bytes = CuckooFilter::new(100)?.to_bytes();
+/// let err = CuckooFilter::from_bytes(&bytes[..bytes.len() - 1]).unwrap_err();
+/// assert!(matches!(err, PersistError::Truncated { .. }));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum PersistError {
+    /// The input does not start with the format's magic bytes: it is not a bugu filter (or was
+    /// mangled by a text-mode transfer).
+    #[error("not a bugu filter: the magic bytes do not match")]
+    BadMagic,
+    /// The format version is not one this build reads.
+    #[error("unsupported format version {found} (this build reads version {supported})")]
+    UnsupportedVersion {
+        /// The version in the input.
+        found: u16,
+        /// The version this build reads and writes.
+        supported: u16,
+    },
+    /// The filter kind code is not one this build knows.
+    #[error("unknown filter kind {0}")]
+    UnknownKind(u16),
+    /// The input holds another kind of filter than the one asked for.
+    #[error("the input holds a {found} filter, not a {expected} filter")]
+    WrongKind {
+        /// The kind the reader was asked to read.
+        expected: FilterKind,
+        /// The kind in the input.
+        found: FilterKind,
+    },
+    /// The input ends before the filter does.
+    #[error("truncated input: it ends at byte {offset}, inside the {part}")]
+    Truncated {
+        /// Bytes available (or read from the stream) before the end.
+        offset: u64,
+        /// The part of the format that was being read.
+        part: &'static str,
+    },
+    /// The stored checksum does not match the bytes: they were corrupted.
+    #[error("checksum mismatch: stored {stored:#018x}, computed {computed:#018x} (the bytes are corrupted)")]
+    ChecksumMismatch {
+        /// The checksum in the input.
+        stored: u64,
+        /// The checksum of the bytes read.
+        computed: u64,
+    },
+    /// A parameter in the header is out of range or inconsistent.
+    #[error("invalid parameter: {0}")]
+    InvalidParameter(#[from] InvalidParameter),
+    /// The stored item count differs from the number of occupied slots in the table.
+    #[error("corrupt filter: the header says {stored} items but the table holds {counted}")]
+    LenMismatch {
+        /// The count in the header.
+        stored: u64,
+        /// Occupied slots counted in the table.
+        counted: u64,
+    },
+    /// Bits that must be zero (after the last bucket, or in the padding) are not.
+    #[error("corrupt filter: non-zero bits in the padding at byte {offset}")]
+    NonZeroPadding {
+        /// Offset of the first offending byte in the input.
+        offset: u64,
+    },
+    /// Bytes follow the end of the filter where the input should end.
+    #[error("{0} unexpected bytes after the end of the filter")]
+    TrailingBytes(u64),
+    /// Reading from the stream or file failed.
+    #[error("I/O error: {0}")]
+    Io(#[from] io::Error),
+}
+
+/// A header parameter that a valid filter cannot have, with the offending value.
+///
+/// ```
+/// use bugu::persist::InvalidParameter;
+///
+/// assert_eq!(
+///     InvalidParameter::FingerprintBits(40).to_string(),
+///     "fingerprint width must be between 4 and 32 bits, got 40"
+/// );
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum InvalidParameter {
+    /// The fingerprint width is outside 4..=32 bits.
+    #[error("fingerprint width must be between 4 and 32 bits, got {0}")]
+    FingerprintBits(u8),
+    /// The bucket size is not 2, 4 or 8 slots.
+    #[error("bucket size must be 2, 4 or 8 slots, got {0}")]
+    BucketSize(u8),
+    /// The hash function id is not one this build implements.
+    #[error("unknown hash function id {0}")]
+    HashId(u8),
+    /// The table layout is not one this build implements (0: bit-packed buckets).
+    #[error("unknown table layout {0}")]
+    Layout(u8),
+    /// The eviction limit is outside 1..=[`MAX_EVICTION_LIMIT`](crate::MAX_EVICTION_LIMIT).
+    #[error("eviction limit must be between 1 and {max}, got {0}", max = crate::MAX_EVICTION_LIMIT)]
+    EvictionLimit(u32),
+    /// The bucket count is odd or below 2.
+    #[error("bucket count must be even and at least 2, got {0}")]
+    BucketCount(u64),
+    /// The table this geometry describes would not fit in this machine's address space.
+    #[error("a table of {buckets} buckets of {bucket_size} x {bits} bits does not fit in memory")]
+    TooLarge {
+        /// The bucket count.
+        buckets: u64,
+        /// Slots per bucket.
+        bucket_size: u8,
+        /// Fingerprint width.
+        bits: u8,
+    },
+    /// The capacity is 0 or larger than the table's slot count.
+    #[error("capacity must be between 1 and the table's {slots} slots, got {capacity}")]
+    Capacity {
+        /// The stored capacity.
+        capacity: u64,
+        /// Slots in the table.
+        slots: u64,
+    },
+    /// The item count exceeds the table's slot count.
+    #[error("item count {len} exceeds the table's {slots} slots")]
+    Len {
+        /// The stored item count.
+        len: u64,
+        /// Slots in the table.
+        slots: u64,
+    },
+    /// A reserved field is not zero.
+    #[error("reserved field at byte {offset} must be zero, got {value}")]
+    Reserved {
+        /// Offset of the field in the input.
+        offset: u64,
+        /// Its value.
+        value: u64,
+    },
+}
+
+impl fmt::Display for FilterKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            FilterKind::Cuckoo => "cuckoo",
+            FilterKind::Scalable => "scalable",
+            FilterKind::Concurrent => "concurrent",
+        })
+    }
+}

@@ -1,0 +1,403 @@
+//! The byte layout: the file header, one filter section's parameters, and the checks every reader
+//! shares. `docs/format.md` describes the same layout byte by byte; the golden files under
+//! `tests/data/` pin it.
+//!
+//! ```text
+//! file     = header(16) body checksum(8)
+//! header   = magic(8) version:u16 kind:u16 flags:u32
+//! body     = (kind 1, cuckoo) one section
+//! section  = params(40) payload(P) zeros(T)      P = ceil(buckets * bucket_size * bits / 8)
+//!                                                T = round_up8(P + 16) - P, so 16..=23 bytes
+//! checksum = XXH3-64 (seed 0) of every byte before it
+//! ```
+
+use crate::config::{Config, MAX_EVICTION_LIMIT};
+use crate::filter::CuckooFilter;
+use crate::hash::HASH_ID_XXH3_64;
+use crate::table::{PADDING, Table};
+
+use super::error::{InvalidParameter, PersistError};
+
+/// The first 8 bytes of every persisted filter. As in PNG's signature, the non-ASCII first byte
+/// and the `\r\n` and `^Z` bytes detect transfers that mangle line endings or stop at end-of-file
+/// characters.
+///
+/// ```
+/// let bytes = bugu::CuckooFilter::new(10)?.to_bytes();
+/// assert_eq!(bytes[..8], bugu::persist::MAGIC);
+/// # Ok::<(), bugu::ConfigError>(())
+/// ```
+pub const MAGIC: [u8; 8] = *b"\x89BUGU\r\n\x1a";
+
+/// The format version this build writes, and the only one it reads.
+///
+/// ```
+/// let bytes = bugu::CuckooFilter::new(10)?.to_bytes();
+/// assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), bugu::persist::FORMAT_VERSION);
+/// # Ok::<(), bugu::ConfigError>(())
+/// ```
+pub const FORMAT_VERSION: u16 = 1;
+
+/// Bytes of the file header: magic, version, kind, flags.
+pub(crate) const HEADER_LEN: usize = 16;
+/// Bytes of one section's parameter block.
+pub(crate) const SECTION_PARAMS_LEN: usize = 40;
+/// The section's table layout: buckets of `bucket_size` slots of `bits` bits, bit-packed
+/// little-endian. Other codes are reserved for other layouts (semi-sorted buckets).
+pub(crate) const LAYOUT_PACKED: u8 = 0;
+/// Bytes of the trailing checksum.
+pub(crate) const CHECKSUM_LEN: usize = 8;
+
+/// Which filter type a persisted file holds (the header's `kind` field).
+///
+/// ```
+/// use bugu::persist::FilterKind;
+///
+/// let bytes = bugu::CuckooFilter::new(10)?.to_bytes();
+/// assert_eq!(FilterKind::detect(&bytes)?, FilterKind::Cuckoo);
+/// assert_eq!(FilterKind::Cuckoo.code(), 1);
+/// assert_eq!(FilterKind::from_code(1), Some(FilterKind::Cuckoo));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FilterKind {
+    /// A [`CuckooFilter`]: one section.
+    Cuckoo,
+    /// The growable filter: a chain of cuckoo filter sections (code reserved).
+    Scalable,
+    /// The filter shared between threads (code reserved).
+    Concurrent,
+}
+
+impl FilterKind {
+    /// The kind's code in the header.
+    ///
+    /// ```
+    /// assert_eq!(bugu::persist::FilterKind::Scalable.code(), 2);
+    /// ```
+    pub const fn code(self) -> u16 {
+        match self {
+            FilterKind::Cuckoo => 1,
+            FilterKind::Scalable => 2,
+            FilterKind::Concurrent => 3,
+        }
+    }
+
+    /// The kind with this code, if any.
+    ///
+    /// ```
+    /// assert_eq!(bugu::persist::FilterKind::from_code(0), None);
+    /// ```
+    pub const fn from_code(code: u16) -> Option<Self> {
+        match code {
+            1 => Some(FilterKind::Cuckoo),
+            2 => Some(FilterKind::Scalable),
+            3 => Some(FilterKind::Concurrent),
+            _ => None,
+        }
+    }
+
+    /// Reads the kind from the first 16 bytes of a persisted filter (checking the magic, version
+    /// and flags), to choose which type to load it as.
+    ///
+    /// ```
+    /// use bugu::{PersistError, persist::FilterKind};
+    /// assert!(matches!(FilterKind::detect(b"GIF89a"), Err(PersistError::BadMagic)));
+    /// ```
+    pub fn detect(bytes: &[u8]) -> Result<Self, PersistError> {
+        parse_header(bytes)
+    }
+}
+
+/// The 16-byte file header of a filter of `kind`.
+pub(crate) fn encode_header(kind: FilterKind) -> [u8; HEADER_LEN] {
+    let mut header = [0; HEADER_LEN];
+    header[..8].copy_from_slice(&MAGIC);
+    header[8..10].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+    header[10..12].copy_from_slice(&kind.code().to_le_bytes());
+    // 12..16: flags, all zero in version 1.
+    header
+}
+
+/// Parses a file header (the first [`HEADER_LEN`] bytes of `bytes`; shorter input is truncated,
+/// unless what there is already contradicts the magic).
+pub(crate) fn parse_header(bytes: &[u8]) -> Result<FilterKind, PersistError> {
+    let magic_seen = bytes.len().min(MAGIC.len());
+    if bytes[..magic_seen] != MAGIC[..magic_seen] {
+        return Err(PersistError::BadMagic);
+    }
+    if bytes.len() < HEADER_LEN {
+        return Err(PersistError::Truncated { offset: bytes.len() as u64, part: "header" });
+    }
+    let version = u16::from_le_bytes([bytes[8], bytes[9]]);
+    if version != FORMAT_VERSION {
+        return Err(PersistError::UnsupportedVersion { found: version, supported: FORMAT_VERSION });
+    }
+    let code = u16::from_le_bytes([bytes[10], bytes[11]]);
+    let kind = FilterKind::from_code(code).ok_or(PersistError::UnknownKind(code))?;
+    let flags = u32::from_le_bytes([bytes[12], bytes[13], bytes[14], bytes[15]]);
+    if flags != 0 {
+        return Err(InvalidParameter::Reserved { offset: 12, value: flags.into() }.into());
+    }
+    Ok(kind)
+}
+
+/// Checks that a header announced the kind the caller reads.
+pub(crate) fn expect_kind(found: FilterKind, expected: FilterKind) -> Result<(), PersistError> {
+    if found == expected { Ok(()) } else { Err(PersistError::WrongKind { expected, found }) }
+}
+
+/// One cuckoo filter section's parameters, validated: its configuration, item count and layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Section {
+    pub(crate) config: Config,
+    pub(crate) len: usize,
+    /// Bytes of packed buckets.
+    pub(crate) payload_len: usize,
+    /// Zero bytes after the payload: the table's padding, then alignment to 8.
+    pub(crate) tail_len: usize,
+}
+
+impl Section {
+    /// The section describing `filter`.
+    pub(crate) fn of(filter: &CuckooFilter) -> Self {
+        let config = *filter.config();
+        let payload_len = filter.table().payload().len();
+        Section { config, len: filter.len(), payload_len, tail_len: tail_len(payload_len) }
+    }
+
+    /// Bytes of the whole section: parameters, payload and tail.
+    pub(crate) fn section_len(&self) -> usize {
+        SECTION_PARAMS_LEN + self.payload_len + self.tail_len
+    }
+
+    /// The parameter block.
+    pub(crate) fn encode(&self) -> [u8; SECTION_PARAMS_LEN] {
+        let c = &self.config;
+        let mut raw = [0; SECTION_PARAMS_LEN];
+        raw[0] = c.fingerprint_bits as u8;
+        raw[1] = c.bucket_size as u8;
+        raw[2] = HASH_ID_XXH3_64;
+        raw[3] = LAYOUT_PACKED;
+        raw[4..8].copy_from_slice(&(c.eviction_limit as u32).to_le_bytes());
+        raw[8..16].copy_from_slice(&c.seed.to_le_bytes());
+        raw[16..24].copy_from_slice(&(c.buckets as u64).to_le_bytes());
+        raw[24..32].copy_from_slice(&(c.capacity as u64).to_le_bytes());
+        raw[32..40].copy_from_slice(&(self.len as u64).to_le_bytes());
+        raw
+    }
+
+    /// Parses and validates a parameter block. Every value is checked before anything is sized
+    /// from it.
+    pub(crate) fn parse(raw: &[u8; SECTION_PARAMS_LEN]) -> Result<Self, PersistError> {
+        let u64_at = |at: usize| u64::from_le_bytes(raw[at..at + 8].try_into().expect("8 bytes"));
+        let bits = raw[0];
+        if !crate::FINGERPRINT_BITS.contains(&u32::from(bits)) {
+            return Err(InvalidParameter::FingerprintBits(bits).into());
+        }
+        let bucket_size = raw[1];
+        if !crate::BUCKET_SIZES.contains(&usize::from(bucket_size)) {
+            return Err(InvalidParameter::BucketSize(bucket_size).into());
+        }
+        if raw[2] != HASH_ID_XXH3_64 {
+            return Err(InvalidParameter::HashId(raw[2]).into());
+        }
+        if raw[3] != LAYOUT_PACKED {
+            return Err(InvalidParameter::Layout(raw[3]).into());
+        }
+        let eviction_limit = u32::from_le_bytes(raw[4..8].try_into().expect("4 bytes"));
+        if !(1..=MAX_EVICTION_LIMIT as u64).contains(&u64::from(eviction_limit)) {
+            return Err(InvalidParameter::EvictionLimit(eviction_limit).into());
+        }
+        let seed = u64_at(8);
+        let buckets = u64_at(16);
+        if buckets < 2 || buckets % 2 != 0 {
+            return Err(InvalidParameter::BucketCount(buckets).into());
+        }
+        let too_large = InvalidParameter::TooLarge { buckets, bucket_size, bits };
+        let slots = u128::from(buckets) * u128::from(bucket_size);
+        let total_bits = slots * u128::from(bits);
+        // Bit offsets into the table must fit a usize, and the whole section an allocation
+        // (at most isize::MAX bytes).
+        let payload_len = total_bits.div_ceil(8);
+        if total_bits > usize::MAX as u128 || payload_len + 64 > isize::MAX as u128 {
+            return Err(too_large.into());
+        }
+        let (buckets, payload_len) = (buckets as usize, payload_len as usize);
+        let slots = slots as u64;
+        let capacity = u64_at(24);
+        if !(1..=slots).contains(&capacity) {
+            return Err(InvalidParameter::Capacity { capacity, slots }.into());
+        }
+        let len = u64_at(32);
+        if len > slots {
+            return Err(InvalidParameter::Len { len, slots }.into());
+        }
+        let config = Config {
+            capacity: capacity as usize,
+            buckets,
+            bucket_size: bucket_size.into(),
+            fingerprint_bits: bits.into(),
+            eviction_limit: eviction_limit as usize,
+            seed,
+        };
+        debug_assert_eq!(
+            Table::checked_payload_len(buckets, config.bucket_size, bits.into()),
+            Some(payload_len)
+        );
+        Ok(Section { config, len: len as usize, payload_len, tail_len: tail_len(payload_len) })
+    }
+}
+
+/// Zero bytes after a payload of `payload_len` bytes: at least the table's [`PADDING`], so that a
+/// view can wrap payload and padding without copying, then up to the next multiple of 8, so that
+/// the next section's payload stays 8-byte aligned.
+pub(crate) fn tail_len(payload_len: usize) -> usize {
+    (payload_len + PADDING).next_multiple_of(8) - payload_len
+}
+
+/// Checks that the bytes after a payload are zero; `offset` is where they start in the input.
+pub(crate) fn check_zeros(bytes: &[u8], offset: u64) -> Result<(), PersistError> {
+    match bytes.iter().position(|&b| b != 0) {
+        None => Ok(()),
+        Some(at) => Err(PersistError::NonZeroPadding { offset: offset + at as u64 }),
+    }
+}
+
+/// Checks that the bits after the last bucket, in the payload's last byte, are zero.
+pub(crate) fn check_stray_bits<S: AsRef<[u8]>>(
+    table: &Table<S>,
+    payload_offset: u64,
+) -> Result<(), PersistError> {
+    let payload = table.payload();
+    let used_bits = table.buckets() * table.slots() * table.bits() as usize;
+    if used_bits % 8 != 0 {
+        let last = payload.len() - 1;
+        if payload[last] >> (used_bits % 8) != 0 {
+            return Err(PersistError::NonZeroPadding { offset: payload_offset + last as u64 });
+        }
+    }
+    Ok(())
+}
+
+/// The checks of a section's content: the bits after the last bucket are zero and the stored
+/// item count is the number of occupied slots (a pass over the table). With them, bytes
+/// that pass (even a corrupt file with a recomputed checksum) make a filter that behaves.
+/// `payload_offset` is where the payload starts in the input.
+pub(crate) fn check_content<S: AsRef<[u8]>>(
+    table: &Table<S>,
+    len: usize,
+    payload_offset: u64,
+) -> Result<(), PersistError> {
+    check_stray_bits(table, payload_offset)?;
+    let counted: usize = (0..table.buckets()).map(|bucket| table.occupied(bucket)).sum();
+    if counted != len {
+        return Err(PersistError::LenMismatch { stored: len as u64, counted: counted as u64 });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(bits: u8, bucket_size: u8, buckets: u64, capacity: u64, len: u64) -> [u8; SECTION_PARAMS_LEN] {
+        let mut raw = [0; SECTION_PARAMS_LEN];
+        raw[0] = bits;
+        raw[1] = bucket_size;
+        raw[2] = HASH_ID_XXH3_64;
+        raw[4..8].copy_from_slice(&500u32.to_le_bytes());
+        raw[16..24].copy_from_slice(&buckets.to_le_bytes());
+        raw[24..32].copy_from_slice(&capacity.to_le_bytes());
+        raw[32..40].copy_from_slice(&len.to_le_bytes());
+        raw
+    }
+
+    fn invalid(raw: [u8; SECTION_PARAMS_LEN]) -> InvalidParameter {
+        match Section::parse(&raw) {
+            Err(PersistError::InvalidParameter(which)) => which,
+            other => panic!("expected an invalid parameter, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn every_parameter_is_validated() {
+        assert!(Section::parse(&params(12, 4, 10, 1, 0)).is_ok());
+        for bits in [0, 3, 33, 255] {
+            assert_eq!(invalid(params(bits, 4, 10, 1, 0)), InvalidParameter::FingerprintBits(bits));
+        }
+        for size in [0, 1, 3, 5, 16] {
+            assert_eq!(invalid(params(12, size, 10, 1, 0)), InvalidParameter::BucketSize(size));
+        }
+        for buckets in [0, 1, 3, 11] {
+            assert_eq!(invalid(params(12, 4, buckets, 1, 0)), InvalidParameter::BucketCount(buckets));
+        }
+        assert_eq!(invalid(params(12, 4, 10, 0, 0)), InvalidParameter::Capacity { capacity: 0, slots: 40 });
+        assert_eq!(invalid(params(12, 4, 10, 41, 0)), InvalidParameter::Capacity { capacity: 41, slots: 40 });
+        assert_eq!(invalid(params(12, 4, 10, 1, 41)), InvalidParameter::Len { len: 41, slots: 40 });
+        assert!(matches!(
+            invalid(params(32, 8, u64::MAX - 1, 1, 0)),
+            InvalidParameter::TooLarge { buckets: _, bucket_size: 8, bits: 32 }
+        ));
+        let mut raw = params(12, 4, 10, 1, 0);
+        raw[2] = 7;
+        assert_eq!(invalid(raw), InvalidParameter::HashId(7));
+        let mut raw = params(12, 4, 10, 1, 0);
+        raw[3] = 1;
+        assert_eq!(invalid(raw), InvalidParameter::Layout(1));
+        for limit in [0u32, 65_536, u32::MAX] {
+            let mut raw = params(12, 4, 10, 1, 0);
+            raw[4..8].copy_from_slice(&limit.to_le_bytes());
+            assert_eq!(invalid(raw), InvalidParameter::EvictionLimit(limit));
+        }
+    }
+
+    #[test]
+    fn a_huge_but_addressable_geometry_parses_and_is_sized_from_the_claim_only_later() {
+        // 2^60 buckets of 2 x 4 bits: 2^60 payload bytes. The geometry is valid on 64-bit
+        // targets; the readers then refuse it because the input does not hold that many bytes.
+        let section = Section::parse(&params(4, 2, 1 << 60, 1, 0));
+        if usize::BITS == 64 {
+            assert_eq!(section.unwrap().payload_len, 1 << 60);
+        } else {
+            assert!(section.is_err());
+        }
+    }
+
+    #[test]
+    fn the_tail_pads_to_16_bytes_then_to_8_alignment() {
+        for payload in 0..64 {
+            let tail = tail_len(payload);
+            assert!((16..=23).contains(&tail));
+            assert_eq!((payload + tail) % 8, 0);
+        }
+    }
+
+    #[test]
+    fn headers_round_trip_and_reject_garbage() {
+        for kind in [FilterKind::Cuckoo, FilterKind::Scalable, FilterKind::Concurrent] {
+            assert_eq!(parse_header(&encode_header(kind)).unwrap(), kind);
+            assert_eq!(FilterKind::from_code(kind.code()), Some(kind));
+        }
+        let header = encode_header(FilterKind::Cuckoo);
+        assert!(matches!(parse_header(&header[..5]), Err(PersistError::Truncated { offset: 5, .. })));
+        assert!(matches!(parse_header(b"\x89BUGX"), Err(PersistError::BadMagic)));
+        assert!(matches!(parse_header(b""), Err(PersistError::Truncated { offset: 0, .. })));
+        let mut bad = header;
+        bad[8] = 2;
+        assert!(matches!(
+            parse_header(&bad),
+            Err(PersistError::UnsupportedVersion { found: 2, supported: 1 })
+        ));
+        let mut bad = header;
+        bad[10] = 9;
+        assert!(matches!(parse_header(&bad), Err(PersistError::UnknownKind(9))));
+        let mut bad = header;
+        bad[15] = 1;
+        assert!(matches!(
+            parse_header(&bad),
+            Err(PersistError::InvalidParameter(InvalidParameter::Reserved { offset: 12, .. }))
+        ));
+    }
+}

@@ -1,0 +1,237 @@
+//! Reading from a stream: [`Decoder`] reads a file through any [`Read`], hashing every byte on the
+//! way, and checks the checksum at the end — one pass, no second copy of the filter.
+//!
+//! Allocation follows the input, never a length it claims: when the input's size is known (a
+//! file, whose length the caller passes), a section larger than what remains is refused before
+//! anything is allocated; when it is not (a socket, a pipe), the table grows geometrically as
+//! bytes actually arrive (from 8 KiB, doubling, the last step exact), so a short hostile stream
+//! that claims 2^60 buckets costs 8 KiB before it is found truncated.
+
+use std::io::{self, Read};
+
+use xxhash_rust::xxh3::Xxh3;
+
+use crate::filter::CuckooFilter;
+use crate::table::{PADDING, Table};
+
+use super::error::{InvalidParameter, PersistError};
+use super::format::{
+    CHECKSUM_LEN, FilterKind, HEADER_LEN, SECTION_PARAMS_LEN, Section, check_content, check_zeros,
+    expect_kind, parse_header,
+};
+
+/// The first allocation for a table read from a stream of unknown length.
+const FIRST_CHUNK: usize = 8 << 10;
+
+/// Reads one persisted filter from a stream: [`header`](Self::header), then the filter type's own
+/// fields and [`section`](Self::section)s, then [`finish`](Self::finish), which checks the
+/// checksum and only then reports content errors (so that random corruption reads as a checksum
+/// mismatch). Nothing read may be used unless `finish` succeeds.
+///
+/// ```text
+/// let mut decoder = Decoder::new(reader, None);
+/// expect_kind(decoder.header()?, FilterKind::Scalable)?;
+/// let levels = decoder.read_u64("level count")?;   // validate before use: bound it by the input
+/// for _ in 0..levels { chain.push(decoder.section()?); }
+/// decoder.finish()?;
+/// ```
+pub(crate) struct Decoder<R: Read> {
+    inner: R,
+    hasher: Xxh3,
+    /// Bytes consumed so far.
+    offset: u64,
+    /// Total bytes the input is known to hold, counted from its start, if known.
+    available: Option<u64>,
+    /// The first content error, reported by `finish` once the checksum has passed.
+    deferred: Option<PersistError>,
+}
+
+impl<R: Read> Decoder<R> {
+    /// A decoder at the start of `inner`; `available` is the input's total length if known.
+    pub(crate) fn new(inner: R, available: Option<u64>) -> Self {
+        Decoder { inner, hasher: Xxh3::new(), offset: 0, available, deferred: None }
+    }
+
+    /// Bytes consumed so far.
+    pub(crate) fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// Reads until `buf` is full or the input ends; returns the bytes read. Not hashed.
+    fn read_some(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let mut filled = 0;
+        while filled < buf.len() {
+            match self.inner.read(&mut buf[filled..]) {
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        self.offset += filled as u64;
+        Ok(filled)
+    }
+
+    /// Fills `buf` (hashed), or fails with `Truncated` inside `part`.
+    fn fill(&mut self, buf: &mut [u8], part: &'static str) -> Result<(), PersistError> {
+        let filled = self.read_some(buf)?;
+        self.hasher.update(&buf[..filled]);
+        if filled < buf.len() {
+            return Err(PersistError::Truncated { offset: self.offset, part });
+        }
+        Ok(())
+    }
+
+    /// Reads and checks the file header; returns the kind it announces.
+    pub(crate) fn header(&mut self) -> Result<FilterKind, PersistError> {
+        let mut header = [0; HEADER_LEN];
+        let filled = self.read_some(&mut header)?;
+        self.hasher.update(&header[..filled]);
+        parse_header(&header[..filled])
+    }
+
+    /// Reads a little-endian `u64` (one of a filter type's own fields).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) fn read_u64(&mut self, part: &'static str) -> Result<u64, PersistError> {
+        let mut raw = [0; 8];
+        self.fill(&mut raw, part)?;
+        Ok(u64::from_le_bytes(raw))
+    }
+
+    /// Reads one cuckoo filter section into an owned filter.
+    pub(crate) fn section(&mut self) -> Result<CuckooFilter, PersistError> {
+        let mut raw = [0; SECTION_PARAMS_LEN];
+        self.fill(&mut raw, "section parameters")?;
+        let section = Section::parse(&raw)?;
+        let payload_offset = self.offset;
+        if let Some(available) = self.available {
+            let needed = (section.payload_len + section.tail_len + CHECKSUM_LEN) as u64;
+            if available.saturating_sub(payload_offset) < needed {
+                return Err(PersistError::Truncated { offset: available, part: "payload" });
+            }
+        }
+        let table_bytes = self.read_payload(section.payload_len, self.available.is_some())?;
+        let mut tail = [0; 24];
+        let tail = &mut tail[..section.tail_len];
+        let tail_offset = self.offset;
+        self.fill(tail, "padding")?;
+        let c = &section.config;
+        let table = Table::from_bytes(table_bytes, c.buckets, c.bucket_size, c.fingerprint_bits).ok_or(
+            InvalidParameter::TooLarge {
+                buckets: c.buckets as u64,
+                bucket_size: c.bucket_size as u8,
+                bits: c.fingerprint_bits as u8,
+            },
+        )?;
+        if let Err(e) =
+            check_zeros(tail, tail_offset).and_then(|()| check_content(&table, section.len, payload_offset))
+        {
+            self.deferred.get_or_insert(e);
+        }
+        Ok(CuckooFilter::from_parts(section.config, table, section.len))
+    }
+
+    /// Reads `payload_len` bytes into a buffer with room for the table's padding (zeroed).
+    fn read_payload(&mut self, payload_len: usize, proven: bool) -> Result<Vec<u8>, PersistError> {
+        let total = payload_len + PADDING;
+        let mut bytes = Vec::new();
+        if proven {
+            // The input holds these bytes: one exact allocation.
+            bytes.try_reserve_exact(total).map_err(io::Error::other)?;
+            bytes.resize(payload_len, 0);
+            self.fill(&mut bytes, "payload")?;
+        } else {
+            while bytes.len() < payload_len {
+                let len = bytes.len();
+                let next = payload_len.min(len.saturating_mul(2).max(FIRST_CHUNK));
+                let padding = if next == payload_len { PADDING } else { 0 };
+                bytes.try_reserve_exact(next + padding - len).map_err(io::Error::other)?;
+                bytes.resize(next, 0);
+                self.fill(&mut bytes[len..], "payload")?;
+            }
+        }
+        bytes.resize(total, 0);
+        Ok(bytes)
+    }
+
+    /// Reads the checksum and compares it with the bytes read; then reports any content error
+    /// found in the sections.
+    pub(crate) fn finish(&mut self) -> Result<(), PersistError> {
+        let computed = self.hasher.digest();
+        let mut raw = [0; CHECKSUM_LEN];
+        let filled = self.read_some(&mut raw)?;
+        if filled < CHECKSUM_LEN {
+            return Err(PersistError::Truncated { offset: self.offset, part: "checksum" });
+        }
+        let stored = u64::from_le_bytes(raw);
+        if stored != computed {
+            return Err(PersistError::ChecksumMismatch { stored, computed });
+        }
+        self.deferred.take().map_or(Ok(()), Err)
+    }
+}
+
+/// Reads one whole cuckoo filter file; `available` as in [`Decoder::new`]. Returns the filter and
+/// the bytes consumed.
+pub(crate) fn read_cuckoo<R: Read>(
+    reader: R,
+    available: Option<u64>,
+) -> Result<(CuckooFilter, u64), PersistError> {
+    let mut decoder = Decoder::new(reader, available);
+    expect_kind(decoder.header()?, FilterKind::Cuckoo)?;
+    let filter = decoder.section()?;
+    decoder.finish()?;
+    Ok((filter, decoder.offset()))
+}
+
+impl CuckooFilter {
+    /// Reads a filter written by [`write_to`](Self::write_to) (or [`to_bytes`](Self::to_bytes))
+    /// from a stream, in one pass: the table is read in place and the checksum computed on the
+    /// way. Reads exactly one filter and stops after its checksum, so several filters can follow
+    /// each other in one stream. Wrap unbuffered readers in a [`BufReader`](std::io::BufReader).
+    ///
+    /// The stream's length is unknown, so the table grows as its bytes arrive rather than being
+    /// allocated from the length the header claims: a short hostile stream cannot make it
+    /// allocate more than a few KiB. Every byte is validated; errors are typed, never panics.
+    ///
+    /// ```
+    /// use bugu::{CuckooFilter, Filter, FilterMut, PersistError};
+    ///
+    /// let mut a = CuckooFilter::new(100)?;
+    /// a.insert("a")?;
+    /// let b = CuckooFilter::new(200)?;
+    /// let mut stream = Vec::new();
+    /// a.write_to(&mut stream)?;
+    /// b.write_to(&mut stream)?;
+    ///
+    /// let mut reader = &stream[..];
+    /// assert!(CuckooFilter::read_from(&mut reader)?.contains("a"));
+    /// assert_eq!(CuckooFilter::read_from(&mut reader)?.capacity(), 200);
+    /// assert!(matches!(CuckooFilter::read_from(&mut reader), Err(PersistError::Truncated { .. })));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn read_from<R: Read>(reader: R) -> Result<Self, PersistError> {
+        read_cuckoo(reader, None).map(|(filter, _)| filter)
+    }
+
+    /// Reads a filter from the bytes of [`to_bytes`](Self::to_bytes), validating every byte (the
+    /// checksum, every parameter, the item count against the table, the padding) and copying the
+    /// table once. The bytes must hold exactly one filter. To answer queries from the bytes
+    /// without copying them, use a [`CuckooView`](crate::CuckooView).
+    ///
+    /// ```
+    /// use bugu::{CuckooFilter, Filter, FilterMut, PersistError};
+    ///
+    /// let mut filter = CuckooFilter::new(100)?;
+    /// filter.insert(&7u32)?;
+    /// let mut bytes = filter.to_bytes();
+    /// assert!(CuckooFilter::from_bytes(&bytes)?.contains(&7u32));
+    ///
+    /// bytes[70] ^= 1;
+    /// assert!(matches!(CuckooFilter::from_bytes(&bytes), Err(PersistError::ChecksumMismatch { .. })));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, PersistError> {
+        super::CuckooView::from_bytes(bytes).map(|view| view.to_filter())
+    }
+}

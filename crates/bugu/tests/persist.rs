@@ -1,0 +1,516 @@
+//! Persistence: round trips over every geometry, hostile and broken input, golden files.
+
+use std::io::{self, Read};
+
+use bugu::persist::{FORMAT_VERSION, FilterKind, InvalidParameter, MAGIC};
+use bugu::{BUCKET_SIZES, CuckooFilter, CuckooView, FINGERPRINT_BITS, Filter, FilterMut, PersistError};
+use proptest::prelude::*;
+use xxhash_rust::xxh3::xxh3_64;
+
+/// A filter of this geometry with `items` keys inserted (and a few removed).
+fn filled(bits: u32, bucket_size: usize, capacity: usize, items: u64, seed: u64) -> CuckooFilter {
+    let mut filter = CuckooFilter::builder()
+        .capacity(capacity)
+        .fingerprint_bits(bits)
+        .bucket_size(bucket_size)
+        .seed(seed)
+        .build()
+        .unwrap();
+    for key in 0..items {
+        if filter.insert(&key).is_err() {
+            break;
+        }
+    }
+    for key in (0..items).step_by(7) {
+        filter.remove(&key);
+    }
+    filter
+}
+
+/// Every way of reading `bytes` back must agree with `original`.
+fn assert_round_trip(original: &CuckooFilter, probes: u64) {
+    let bytes = original.to_bytes();
+    assert_eq!(bytes.len(), original.serialized_len());
+    let mut streamed = Vec::new();
+    original.write_to(&mut streamed).unwrap();
+    assert_eq!(streamed, bytes);
+
+    let from_bytes = CuckooFilter::from_bytes(&bytes).unwrap();
+    let from_stream = CuckooFilter::read_from(&bytes[..]).unwrap();
+    let view = CuckooView::from_bytes(&bytes).unwrap();
+    let trusted = CuckooView::from_trusted_bytes(&bytes).unwrap();
+    for copy in [&from_bytes, &from_stream] {
+        assert_eq!(copy.to_bytes(), bytes);
+        assert_eq!(
+            (copy.len(), copy.capacity(), copy.bucket_count(), copy.bucket_size()),
+            (original.len(), original.capacity(), original.bucket_count(), original.bucket_size())
+        );
+        assert_eq!(
+            (copy.fingerprint_bits(), copy.eviction_limit(), copy.seed()),
+            (original.fingerprint_bits(), original.eviction_limit(), original.seed())
+        );
+    }
+    for v in [&view, &trusted] {
+        assert_eq!(
+            (v.len(), v.capacity(), v.bucket_count(), v.bucket_size(), v.fingerprint_bits()),
+            (
+                original.len(),
+                original.capacity(),
+                original.bucket_count(),
+                original.bucket_size(),
+                original.fingerprint_bits()
+            )
+        );
+        assert_eq!((v.eviction_limit(), v.seed()), (original.eviction_limit(), original.seed()));
+        assert_eq!(v.to_filter().to_bytes(), bytes);
+    }
+    for key in 0..probes {
+        let expected = (original.contains(&key), original.count(&key));
+        assert_eq!((from_bytes.contains(&key), from_bytes.count(&key)), expected);
+        assert_eq!((from_stream.contains(&key), from_stream.count(&key)), expected);
+        assert_eq!((view.contains(&key), view.count(&key)), expected);
+        assert_eq!((trusted.contains(&key), trusted.count(&key)), expected);
+    }
+}
+
+#[test]
+fn every_width_and_bucket_size_round_trips() {
+    for bucket_size in BUCKET_SIZES {
+        for bits in FINGERPRINT_BITS {
+            let filter = filled(bits, bucket_size, 300, 250, u64::from(bits));
+            assert!(!filter.is_empty());
+            assert_round_trip(&filter, 600);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn any_filter_round_trips(
+        bits in 4u32..=32,
+        bucket_size in prop::sample::select(BUCKET_SIZES.to_vec()),
+        capacity in 1usize..400,
+        fill in 0.0f64..1.2,
+        seed in any::<u64>(),
+        eviction_limit in 1usize..2000,
+    ) {
+        let mut filter = CuckooFilter::builder()
+            .capacity(capacity).fingerprint_bits(bits).bucket_size(bucket_size).seed(seed)
+            .eviction_limit(eviction_limit).build().unwrap();
+        for key in 0..(capacity as f64 * fill) as u64 {
+            let _ = filter.insert(&key);
+        }
+        assert_round_trip(&filter, capacity as u64 * 2);
+    }
+
+    /// Whatever the table holds, a view that skips the content checks answers without panicking.
+    #[test]
+    fn a_trusted_view_over_any_table_answers(
+        bits in 4u32..=32,
+        bucket_size in prop::sample::select(BUCKET_SIZES.to_vec()),
+        capacity in 1usize..200,
+        noise in prop::collection::vec(any::<u8>(), 1..2000),
+    ) {
+        let filter = CuckooFilter::builder()
+            .capacity(capacity).fingerprint_bits(bits).bucket_size(bucket_size).build().unwrap();
+        let mut bytes = filter.to_bytes();
+        let payload = 56..56 + filter.memory_bytes() - 16;
+        for (byte, n) in bytes[payload].iter_mut().zip(noise.iter().cycle()) {
+            *byte = *n;
+        }
+        match CuckooView::from_trusted_bytes(&bytes) {
+            Ok(view) => {
+                for key in 0..500u32 {
+                    let _ = (view.contains(&key), view.count(&key));
+                }
+            }
+            // Noise in the bits after the last bucket is refused even without the full checks.
+            Err(e) => prop_assert!(matches!(e, PersistError::NonZeroPadding { .. }), "{e}"),
+        }
+        // The full checks refuse it (the checksum no longer matches).
+        prop_assert!(CuckooView::from_bytes(&bytes).is_err() || bytes == filter.to_bytes());
+    }
+}
+
+/// A reader that hands out one to three bytes per call and fails every other call with
+/// `Interrupted`, as a slow socket can.
+struct Trickle<'a> {
+    bytes: &'a [u8],
+    calls: usize,
+}
+
+impl Read for Trickle<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.calls += 1;
+        if self.calls % 2 == 0 {
+            return Err(io::Error::from(io::ErrorKind::Interrupted));
+        }
+        let n = buf.len().min(self.calls % 3 + 1).min(self.bytes.len());
+        buf[..n].copy_from_slice(&self.bytes[..n]);
+        self.bytes = &self.bytes[n..];
+        Ok(n)
+    }
+}
+
+#[test]
+fn streams_may_trickle_and_may_fail() {
+    let filter = filled(12, 4, 1000, 900, 1);
+    let bytes = filter.to_bytes();
+    let copy = CuckooFilter::read_from(Trickle { bytes: &bytes, calls: 0 }).unwrap();
+    assert_eq!(copy.to_bytes(), bytes);
+
+    struct Broken;
+    impl Read for Broken {
+        fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+            Err(io::Error::other("connection reset"))
+        }
+    }
+    let err = CuckooFilter::read_from(Broken).unwrap_err();
+    assert!(matches!(&err, PersistError::Io(e) if e.to_string() == "connection reset"));
+    assert_eq!(err.to_string(), "I/O error: connection reset");
+}
+
+#[test]
+fn a_stream_stops_after_one_filter_and_bytes_must_end_there() {
+    let a = filled(8, 2, 50, 40, 0);
+    let b = filled(20, 8, 70, 60, 1);
+    let mut stream = a.to_bytes();
+    stream.extend(b.to_bytes());
+    let mut reader = &stream[..];
+    assert_eq!(CuckooFilter::read_from(&mut reader).unwrap().to_bytes(), a.to_bytes());
+    assert_eq!(CuckooFilter::read_from(&mut reader).unwrap().to_bytes(), b.to_bytes());
+    assert!(reader.is_empty());
+
+    let extra = stream.len() - a.serialized_len();
+    for result in [CuckooFilter::from_bytes(&stream).map(drop), CuckooView::from_bytes(&stream).map(drop)] {
+        assert!(matches!(result, Err(PersistError::TrailingBytes(n)) if n == extra as u64));
+    }
+    assert!(matches!(CuckooView::from_trusted_bytes(&stream), Err(PersistError::TrailingBytes(_))));
+}
+
+/// Every reader of complete bytes; `Err` if any accepts them.
+fn readers_all_refuse(bytes: &[u8]) -> Result<(), String> {
+    if let Ok(f) = CuckooFilter::from_bytes(bytes) {
+        return Err(format!("from_bytes accepted {f:?}"));
+    }
+    if let Ok(v) = CuckooView::from_bytes(bytes) {
+        return Err(format!("the view accepted {v:?}"));
+    }
+    match CuckooFilter::read_from(bytes) {
+        Ok(f) => Err(format!("read_from accepted {f:?}")),
+        Err(_) => Ok(()),
+    }
+}
+
+#[test]
+fn flipping_any_byte_is_detected_exhaustively() {
+    for filter in [filled(12, 4, 10, 8, 3), filled(5, 2, 7, 5, 9)] {
+        let bytes = filter.to_bytes();
+        assert!(bytes.len() < 200, "keep the exhaustive test small: {} bytes", bytes.len());
+        for at in 0..bytes.len() {
+            for flip in 1..=255u8 {
+                let mut corrupt = bytes.clone();
+                corrupt[at] ^= flip;
+                readers_all_refuse(&corrupt).unwrap_or_else(|e| panic!("byte {at} ^ {flip:#04x}: {e}"));
+            }
+        }
+    }
+}
+
+#[test]
+fn truncation_at_every_length_is_detected() {
+    let dir = std::env::temp_dir().join(format!("bugu-truncate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("f.bugu");
+    let bytes = filled(12, 4, 10, 8, 3).to_bytes();
+    for len in 0..bytes.len() {
+        let short = &bytes[..len];
+        readers_all_refuse(short).unwrap_or_else(|e| panic!("length {len}: {e}"));
+        assert!(CuckooView::from_trusted_bytes(short).is_err(), "length {len}");
+        let err = CuckooFilter::from_bytes(short).unwrap_err();
+        // A prefix is never mistaken for anything but a truncated filter.
+        assert!(matches!(err, PersistError::Truncated { .. }), "length {len}: {err}");
+        std::fs::write(&path, short).unwrap();
+        assert!(matches!(CuckooFilter::load(&path), Err(PersistError::Truncated { .. })), "length {len}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The bytes after a change, with the checksum recomputed: what an attacker or a buggy writer
+/// could produce. Only the content checks stand in the way.
+fn resealed(mut bytes: Vec<u8>, change: impl FnOnce(&mut [u8])) -> Vec<u8> {
+    change(&mut bytes);
+    let end = bytes.len() - 8;
+    let checksum = xxh3_64(&bytes[..end]);
+    bytes[end..].copy_from_slice(&checksum.to_le_bytes());
+    bytes
+}
+
+fn refusal(bytes: &[u8]) -> PersistError {
+    let err = CuckooFilter::from_bytes(bytes).unwrap_err();
+    let view_err = CuckooView::from_bytes(bytes).unwrap_err();
+    let stream_err = CuckooFilter::read_from(bytes).unwrap_err();
+    assert_eq!(err.to_string(), view_err.to_string());
+    assert_eq!(err.to_string(), stream_err.to_string());
+    err
+}
+
+#[test]
+fn corrupt_but_checksummed_content_is_refused() {
+    let filter = filled(12, 4, 100, 60, 5);
+    let bytes = filter.to_bytes();
+    let payload_end = 56 + filter.memory_bytes() - 16;
+
+    // The item count disagrees with the table.
+    let wrong_len = resealed(bytes.clone(), |b| b[48] ^= 1);
+    assert!(
+        matches!(refusal(&wrong_len), PersistError::LenMismatch { stored, counted } if stored != counted)
+    );
+
+    // A fingerprint appears in an empty slot.
+    let empty_slot = filter.buckets(..).find(|b| b.slots.contains(&0)).unwrap();
+    let slot = empty_slot.slots.iter().position(|&fp| fp == 0).unwrap();
+    let bit = (empty_slot.index * 4 + slot) * 12;
+    let extra = resealed(bytes.clone(), |b| b[56 + bit / 8] |= 1 << (bit % 8));
+    assert!(matches!(refusal(&extra), PersistError::LenMismatch { .. }));
+
+    // Non-zero padding.
+    let padding = resealed(bytes.clone(), |b| b[payload_end + 3] = 1);
+    assert!(
+        matches!(refusal(&padding), PersistError::NonZeroPadding { offset } if offset == payload_end as u64 + 3)
+    );
+
+    // Reserved fields.
+    let flags = resealed(bytes.clone(), |b| b[13] = 1);
+    assert!(matches!(
+        refusal(&flags),
+        PersistError::InvalidParameter(InvalidParameter::Reserved { offset: 12, value: 256 })
+    ));
+    let layout = resealed(bytes.clone(), |b| b[19] = 2);
+    assert!(matches!(refusal(&layout), PersistError::InvalidParameter(InvalidParameter::Layout(2))));
+
+    // Moving a fingerprint to another value is a valid filter: accepted, and consistent.
+    let occupied = filter.buckets(..).find(|b| b.slots[0] != 0).unwrap();
+    let bit = occupied.index * 4 * 12;
+    let moved = resealed(bytes.clone(), |b| {
+        let value = u16::from_le_bytes([b[56 + bit / 8], b[57 + bit / 8]]);
+        let fp = (value >> (bit % 8)) & 0xfff;
+        let other = if fp == 0xfff { 1 } else { fp + 1 };
+        let value = (value & !(0xfff << (bit % 8))) | (other << (bit % 8));
+        b[56 + bit / 8..58 + bit / 8].copy_from_slice(&value.to_le_bytes());
+    });
+    assert_eq!(CuckooFilter::from_bytes(&moved).unwrap().len(), filter.len());
+}
+
+#[test]
+fn bits_after_the_last_bucket_must_be_zero() {
+    // 2 slots x 5 bits: an odd number of bucket pairs leaves 4 unused bits in the last byte.
+    let filter = (1..100)
+        .map(|capacity| {
+            CuckooFilter::builder().capacity(capacity).fingerprint_bits(5).bucket_size(2).build().unwrap()
+        })
+        .find(|f| (f.bucket_count() * 10) % 8 != 0)
+        .unwrap();
+    let bytes = filter.to_bytes();
+    let last = 56 + filter.memory_bytes() - 16 - 1;
+    let stray = resealed(bytes, |b| b[last] |= 0x80);
+    assert!(matches!(refusal(&stray), PersistError::NonZeroPadding { offset } if offset == last as u64));
+    assert!(matches!(CuckooView::from_trusted_bytes(&stray), Err(PersistError::NonZeroPadding { .. })));
+}
+
+/// A header claiming a geometry, followed by `fill` bytes, sealed.
+fn claiming(bits: u8, bucket_size: u8, buckets: u64, fill: usize) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    bytes.extend(MAGIC);
+    bytes.extend(FORMAT_VERSION.to_le_bytes());
+    bytes.extend(FilterKind::Cuckoo.code().to_le_bytes());
+    bytes.extend([0; 4]);
+    bytes.extend([bits, bucket_size, bugu::hash::HASH_ID_XXH3_64, 0]);
+    bytes.extend(500u32.to_le_bytes());
+    bytes.extend(0u64.to_le_bytes());
+    bytes.extend(buckets.to_le_bytes());
+    bytes.extend(1u64.to_le_bytes());
+    bytes.extend(0u64.to_le_bytes());
+    bytes.resize(bytes.len() + fill, 0);
+    let checksum = xxh3_64(&bytes);
+    bytes.extend(checksum.to_le_bytes());
+    bytes
+}
+
+#[test]
+fn absurd_claims_fail_without_allocating() {
+    // (The allocation bound itself is measured in tests/persist_alloc.rs.)
+    let huge = claiming(4, 2, 1 << 60, 36);
+    assert_eq!(huge.len(), 100);
+    let err = refusal(&huge);
+    assert!(matches!(err, PersistError::Truncated { offset: 100, part: "payload" }), "{err}");
+    let too_large = claiming(32, 8, u64::MAX - 1, 36);
+    assert!(matches!(
+        refusal(&too_large),
+        PersistError::InvalidParameter(InvalidParameter::TooLarge { bucket_size: 8, bits: 32, .. })
+    ));
+}
+
+#[test]
+fn every_header_field_is_checked() {
+    let bytes = filled(12, 4, 10, 3, 0).to_bytes();
+    let changed = |at: usize, value: &[u8]| {
+        let mut b = bytes.clone();
+        b[at..at + value.len()].copy_from_slice(value);
+        refusal(&b)
+    };
+    assert!(matches!(changed(0, b"PK"), PersistError::BadMagic));
+    assert!(matches!(changed(8, &[2, 0]), PersistError::UnsupportedVersion { found: 2, supported: 1 }));
+    assert!(matches!(changed(10, &[0, 1]), PersistError::UnknownKind(256)));
+    assert!(matches!(changed(10, &[3, 0]), PersistError::WrongKind { found: FilterKind::Concurrent, .. }));
+    let invalid = |at, value: &[u8]| match changed(at, value) {
+        PersistError::InvalidParameter(which) => which,
+        other => panic!("{other}"),
+    };
+    assert_eq!(invalid(16, &[33]), InvalidParameter::FingerprintBits(33));
+    assert_eq!(invalid(17, &[3]), InvalidParameter::BucketSize(3));
+    assert_eq!(invalid(18, &[2]), InvalidParameter::HashId(2));
+    assert_eq!(invalid(20, &[0, 0, 0, 0]), InvalidParameter::EvictionLimit(0));
+    assert_eq!(invalid(32, &[7]), InvalidParameter::BucketCount(7));
+    assert!(matches!(invalid(40, &[0]), InvalidParameter::Capacity { capacity: 0, .. }));
+    assert!(matches!(invalid(48, &[0xff; 8]), InvalidParameter::Len { len: u64::MAX, .. }));
+    // A parameter that changes the layout but stays valid is caught by the length (a stream,
+    // whose end is unknown, reads a checksum at the wrong place instead).
+    let mut fewer_buckets = bytes.clone();
+    fewer_buckets[32] = 4;
+    assert!(matches!(CuckooFilter::from_bytes(&fewer_buckets), Err(PersistError::TrailingBytes(_))));
+    assert!(matches!(
+        CuckooFilter::read_from(&fewer_buckets[..]),
+        Err(PersistError::ChecksumMismatch { .. })
+    ));
+    assert!(matches!(changed(32, &[100]), PersistError::Truncated { .. }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Golden files: written once by this version (`BUGU_BLESS=1 cargo test -p bugu --test persist
+// golden`), read back and re-written byte-identical by every later version. They pin the format:
+// never regenerate them for an existing format version.
+
+struct Golden {
+    file: &'static str,
+    bits: u32,
+    bucket_size: usize,
+    capacity: usize,
+    eviction_limit: usize,
+    seed: u64,
+    items: &'static [&'static str],
+}
+
+const GOLDEN: &[Golden] = &[
+    Golden {
+        file: "cuckoo_f12_b4.bugu",
+        bits: 12,
+        bucket_size: 4,
+        capacity: 40,
+        eviction_limit: 500,
+        seed: 0,
+        items: &["apple", "banana", "cherry", "damson", "elder", "fig", "grape", "apple"],
+    },
+    Golden {
+        file: "cuckoo_f4_b2.bugu",
+        bits: 4,
+        bucket_size: 2,
+        capacity: 8,
+        eviction_limit: 100,
+        seed: 7,
+        items: &["a", "b", "c"],
+    },
+    Golden {
+        file: "cuckoo_f32_b8.bugu",
+        bits: 32,
+        bucket_size: 8,
+        capacity: 20,
+        eviction_limit: 65_535,
+        seed: u64::MAX,
+        items: &["x", "y", "z", "w", "v", "u", "t", "s", "r", "q", "p"],
+    },
+    Golden {
+        file: "cuckoo_f13_b2_empty.bugu",
+        bits: 13,
+        bucket_size: 2,
+        capacity: 5,
+        eviction_limit: 1,
+        seed: 42,
+        items: &[],
+    },
+];
+
+fn golden_path(file: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(file)
+}
+
+fn build_golden(g: &Golden) -> CuckooFilter {
+    let mut filter = CuckooFilter::builder()
+        .capacity(g.capacity)
+        .fingerprint_bits(g.bits)
+        .bucket_size(g.bucket_size)
+        .eviction_limit(g.eviction_limit)
+        .seed(g.seed)
+        .build()
+        .unwrap();
+    for item in g.items {
+        filter.insert(*item).unwrap();
+    }
+    filter
+}
+
+#[test]
+fn golden_files_read_back_and_rewrite_identically() {
+    for g in GOLDEN {
+        let path = golden_path(g.file);
+        if std::env::var_os("BUGU_BLESS").is_some() && !path.exists() {
+            build_golden(g).save(&path).unwrap();
+        }
+        let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+
+        // Decoded by hand from docs/format.md, independently of the library's readers.
+        let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
+        assert_eq!(bytes[0..8], *b"\x89BUGU\r\n\x1a", "{}", g.file);
+        assert_eq!(bytes[8..16], [1, 0, 1, 0, 0, 0, 0, 0], "{}: version 1, kind 1, no flags", g.file);
+        assert_eq!(
+            (u32::from(bytes[16]), usize::from(bytes[17]), bytes[18], bytes[19]),
+            (g.bits, g.bucket_size, 1, 0),
+            "{}",
+            g.file
+        );
+        assert_eq!(u32::from_le_bytes(bytes[20..24].try_into().unwrap()) as usize, g.eviction_limit);
+        assert_eq!(u64_at(24), g.seed);
+        let buckets = u64_at(32) as usize;
+        assert_eq!(u64_at(40) as usize, g.capacity);
+        assert_eq!(u64_at(48) as usize, g.items.len());
+        let payload = (buckets * g.bucket_size * g.bits as usize).div_ceil(8);
+        let tail = (payload + 16).next_multiple_of(8) - payload;
+        assert_eq!(bytes.len(), 56 + payload + tail + 8, "{}", g.file);
+        assert!(bytes[56 + payload..56 + payload + tail].iter().all(|&b| b == 0));
+        let end = bytes.len() - 8;
+        assert_eq!(u64_at(end), xxh3_64(&bytes[..end]), "{}: checksum", g.file);
+
+        // Read by the library: same answers, same bytes written back.
+        let filter = CuckooFilter::from_bytes(&bytes).unwrap();
+        let view = CuckooView::from_bytes(&bytes).unwrap();
+        let loaded = CuckooFilter::load(&path).unwrap();
+        assert_eq!(filter.to_bytes(), bytes, "{}: re-written bytes differ", g.file);
+        assert_eq!(loaded.to_bytes(), bytes);
+        assert_eq!(filter.bucket_count(), buckets);
+        for item in g.items {
+            let copies = g.items.iter().filter(|i| *i == item).count();
+            assert!(filter.count(*item) >= copies && view.count(*item) >= copies, "{}: {item}", g.file);
+            assert!(view.contains(*item) && loaded.contains(*item));
+        }
+        // The hash is pinned too: an item hashes to the same fingerprint and buckets forever,
+        // so the file holds exactly the fingerprints a fresh filter computes for these items.
+        let fresh = build_golden(g);
+        let mut stored: Vec<u32> = filter.buckets(..).flat_map(|b| b.slots).filter(|&f| f != 0).collect();
+        let mut expected: Vec<u32> = fresh.buckets(..).flat_map(|b| b.slots).filter(|&f| f != 0).collect();
+        stored.sort_unstable();
+        expected.sort_unstable();
+        assert_eq!(stored, expected, "{}", g.file);
+    }
+}

@@ -4,6 +4,7 @@
 use crate::contender::{Kind, PEERS, Settings};
 use crate::report::Report;
 use crate::run::{Measurement, measure_all};
+use crate::timing::Clock;
 use crate::workload::{Key, StringKeys, Workload, u64_keys};
 
 /// The kind of keys a run uses.
@@ -44,6 +45,8 @@ pub struct Options {
     pub batch: usize,
     /// Rows, in table order.
     pub kinds: Vec<Kind>,
+    /// The clock that times the loops.
+    pub clock: Clock,
 }
 
 /// The default rows: bugu at each width in `bits`, bugu batched at each width in `batched`, then
@@ -90,7 +93,11 @@ pub fn run(options: &Options) -> Report {
             KeyType::String => {
                 let present = StringKeys::new(0, keys);
                 let absent = StringKeys::new(keys as u64, lookups);
-                let workload = Workload::new(present.keys(), &absent.keys(), lookups, options.seed);
+                let plan = Workload::new(present.keys(), &absent.keys(), lookups, options.seed);
+                // Each lookup sequence in its own buffer, in lookup order (see StringKeys::from_keys).
+                let mixes = plan.lookups.each_ref().map(|mix| StringKeys::from_keys(mix));
+                let workload =
+                    Workload { present: plan.present, lookups: mixes.each_ref().map(StringKeys::keys) };
                 measure_size(options, keys, &workload, &mut measurements);
             }
         }
@@ -100,6 +107,7 @@ pub fn run(options: &Options) -> Report {
         repeats: options.repeats.max(1),
         fpr: options.fpr,
         machine: crate::machine::describe(),
+        clock: options.clock,
         load: load_at_start.zip(crate::machine::load_average()),
         measurements,
     }
@@ -107,7 +115,7 @@ pub fn run(options: &Options) -> Report {
 
 fn measure_size<K: Key>(options: &Options, keys: usize, workload: &Workload<K>, out: &mut Vec<Measurement>) {
     let settings = Settings { capacity: keys, fpr: options.fpr, batch: options.batch };
-    for m in measure_all(&options.kinds, workload, &settings, options.repeats) {
+    for m in measure_all(&options.kinds, workload, &settings, options.repeats, options.clock) {
         eprintln!(
             "  {:<24} insert {:>7.1}  find {:>7.1} {:>7.1} {:>7.1}  delete {:>7}  fp {:.4}%  {:.2} bits/item  \
              failed {}  false neg. {}",

@@ -10,7 +10,7 @@
 use std::time::Duration;
 
 use crate::contender::{Contender, Kind, Settings};
-use crate::timing::{median, ns_per_op, time};
+use crate::timing::{Clock, median, ns_per_op};
 use crate::workload::{Key, Workload, split_for_delete};
 
 /// What one contender measured at one size.
@@ -70,8 +70,8 @@ struct Lane<'k, K> {
     kind: Kind,
     filter: Option<Box<dyn Contender<K> + 'k>>,
     failed: Vec<usize>,
-    delete: Vec<K>,
-    keep: Vec<K>,
+    /// The halves to delete and to keep, when inserts failed; otherwise the shared split.
+    own_split: Option<(Vec<K>, Vec<K>)>,
     insert_times: Vec<Duration>,
     lookup_times: [Vec<Duration>; 3],
     delete_times: Vec<Duration>,
@@ -86,6 +86,13 @@ impl<K> Lane<'_, K> {
     }
 }
 
+/// The stored keys split into the half to delete and the half to keep. Lanes without failed
+/// inserts (the usual case) share one split: at 10^8 keys a copy per filter would cost gigabytes.
+fn split<'a, K>(own: &'a Option<(Vec<K>, Vec<K>)>, shared: &'a (Vec<K>, Vec<K>)) -> (&'a [K], &'a [K]) {
+    let (delete, keep) = own.as_ref().unwrap_or(shared);
+    (delete, keep)
+}
+
 /// Runs every kind through `workload`, each timed phase `repeats` times (at least once),
 /// interleaved across the kinds; one measurement per kind, in order.
 pub fn measure_all<'k, K: Key + 'k>(
@@ -93,6 +100,19 @@ pub fn measure_all<'k, K: Key + 'k>(
     workload: &Workload<K>,
     settings: &Settings,
     repeats: usize,
+    clock: Clock,
+) -> Vec<Measurement> {
+    measure_with(kinds, |kind, settings| kind.build::<K>(settings), workload, settings, repeats, clock)
+}
+
+/// [`measure_all`] with the filters made by `build` (tests substitute faulty filters).
+pub fn measure_with<'k, K: Key + 'k>(
+    kinds: &[Kind],
+    build: impl Fn(Kind, &Settings) -> Box<dyn Contender<K> + 'k>,
+    workload: &Workload<K>,
+    settings: &Settings,
+    repeats: usize,
+    clock: Clock,
 ) -> Vec<Measurement> {
     let repeats = repeats.max(1);
     let keys = &workload.present;
@@ -102,8 +122,7 @@ pub fn measure_all<'k, K: Key + 'k>(
             kind,
             filter: None,
             failed: Vec::new(),
-            delete: Vec::new(),
-            keep: Vec::new(),
+            own_split: None,
             insert_times: Vec::with_capacity(repeats),
             lookup_times: Default::default(),
             delete_times: Vec::with_capacity(repeats),
@@ -118,8 +137,8 @@ pub fn measure_all<'k, K: Key + 'k>(
         eprintln!("  insert, repeat {}/{repeats}", repeat + 1);
         for lane in &mut lanes {
             drop(lane.filter.take()); // free the previous filter before allocating the next
-            let mut filter = lane.kind.build::<K>(settings);
-            let (elapsed, failed) = time(|| filter.insert_all(keys));
+            let mut filter = build(lane.kind, settings);
+            let (elapsed, failed) = clock.time(|| filter.insert_all(keys));
             lane.insert_times.push(elapsed);
             lane.filter = Some(filter);
             lane.failed = failed;
@@ -128,11 +147,15 @@ pub fn measure_all<'k, K: Key + 'k>(
 
     // No false negatives: every key whose insert succeeded must be found. The stored keys are
     // split into the half that gets deleted and the half that must survive the deletes.
+    let shared = split_for_delete(keys, &[]);
     let mut false_negatives = Vec::with_capacity(lanes.len());
     for lane in &mut lanes {
-        (lane.delete, lane.keep) = split_for_delete(keys, &lane.failed);
+        if !lane.failed.is_empty() {
+            lane.own_split = Some(split_for_delete(keys, &lane.failed));
+        }
+        let (delete, keep) = split(&lane.own_split, &shared);
         let filter = lane.filter();
-        false_negatives.push(filter.count_absent(&lane.delete) + filter.count_absent(&lane.keep));
+        false_negatives.push(filter.count_absent(delete) + filter.count_absent(keep));
         lane.memory_bytes = filter.memory_bytes();
     }
 
@@ -140,7 +163,7 @@ pub fn measure_all<'k, K: Key + 'k>(
         eprintln!("  lookups, repeat {}/{repeats}", repeat + 1);
         for (mix, lookups) in workload.lookups.iter().enumerate() {
             for lane in &mut lanes {
-                let (elapsed, hits) = time(|| lane.filter().count_present(lookups));
+                let (elapsed, hits) = clock.time(|| lane.filter().count_present(lookups));
                 lane.lookup_times[mix].push(elapsed);
                 if mix == 0 {
                     lane.false_positives = hits;
@@ -154,13 +177,14 @@ pub fn measure_all<'k, K: Key + 'k>(
     for repeat in 0..repeats {
         eprintln!("  delete, repeat {}/{repeats}", repeat + 1);
         for lane in &mut lanes {
+            let (delete, _) = split(&lane.own_split, &shared);
             let filter = lane.filter.as_mut().expect("built in the insert phase");
-            let (elapsed, missing) = time(|| filter.remove_all(&lane.delete));
+            let (elapsed, missing) = clock.time(|| filter.remove_all(delete));
             let Some(missing) = missing else { continue };
             lane.delete_times.push(elapsed);
             lane.failed_deletes = Some(missing);
             if repeat + 1 < repeats {
-                filter.insert_all(&lane.delete);
+                filter.insert_all(delete);
             }
         }
     }
@@ -169,6 +193,7 @@ pub fn measure_all<'k, K: Key + 'k>(
         .into_iter()
         .zip(false_negatives)
         .map(|(lane, false_negatives)| {
+            let (delete, keep) = split(&lane.own_split, &shared);
             let filter = lane.filter();
             let ns = |times: &[Duration], ops: usize| ns_per_op(median(times), ops);
             Measurement {
@@ -180,14 +205,81 @@ pub fn measure_all<'k, K: Key + 'k>(
                 lookups: workload.lookup_count(),
                 insert_ns: ns(&lane.insert_times, keys.len()),
                 lookup_ns: [0, 1, 2].map(|mix| ns(&lane.lookup_times[mix], workload.lookups[mix].len())),
-                delete_ns: (!lane.delete_times.is_empty()).then(|| ns(&lane.delete_times, lane.delete.len())),
+                delete_ns: (!lane.delete_times.is_empty()).then(|| ns(&lane.delete_times, delete.len())),
                 false_positives: lane.false_positives,
                 memory_bytes: lane.memory_bytes,
                 failed_inserts: lane.failed.len(),
                 false_negatives,
-                false_negatives_after_delete: lane.failed_deletes.map(|_| filter.count_absent(&lane.keep)),
+                false_negatives_after_delete: lane.failed_deletes.map(|_| filter.count_absent(keep)),
                 failed_deletes: lane.failed_deletes,
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::*;
+    use crate::contender::insert_each;
+    use crate::workload::u64_keys;
+
+    /// A set that refuses every 10th insert and silently drops the 5th key it accepted.
+    struct Leaky {
+        set: HashSet<u64>,
+        inserts: usize,
+    }
+
+    impl Contender<u64> for Leaky {
+        fn config(&self) -> String {
+            "leaky".to_string()
+        }
+        fn memory_source(&self) -> &'static str {
+            "test"
+        }
+        fn memory_bytes(&self) -> usize {
+            self.set.len() * 8
+        }
+        fn insert_all(&mut self, keys: &[u64]) -> Vec<usize> {
+            insert_each(keys, |&key| {
+                self.inserts += 1;
+                match self.inserts {
+                    n if n % 10 == 0 => false,
+                    5 => true,
+                    _ => {
+                        self.set.insert(key);
+                        true
+                    }
+                }
+            })
+        }
+        fn contains(&self, key: &u64) -> bool {
+            self.set.contains(key)
+        }
+        fn remove_all(&mut self, keys: &[u64]) -> Option<usize> {
+            Some(keys.iter().filter(|key| !self.set.remove(key)).count())
+        }
+    }
+
+    #[test]
+    fn failed_inserts_and_false_negatives_are_counted() {
+        let present = u64_keys(1, 0, 1000);
+        let absent = u64_keys(1, 1000, 1000);
+        let workload = Workload::new(present, &absent, 1000, 1);
+        let settings = Settings { capacity: 1000, fpr: 0.01, batch: 16 };
+        let build = |_: Kind, _: &Settings| -> Box<dyn Contender<u64>> {
+            Box::new(Leaky { set: HashSet::new(), inserts: 0 })
+        };
+        // One repeat: the deleted half is never re-inserted, so the counts are exact.
+        let m = measure_with(&[Kind::Xorf], build, &workload, &settings, 1, Clock::Wall).remove(0);
+        assert_eq!(m.failed_inserts, 100);
+        assert_eq!(m.false_negatives, 1, "the dropped 5th key");
+        assert_eq!(m.false_positives, 0);
+        // 900 stored keys, 450 deleted; the dropped key is in the deleted half (it came early).
+        assert_eq!(m.failed_deletes, Some(1));
+        assert_eq!(m.false_negatives_after_delete, Some(0));
+        assert_eq!(m.total_false_negatives(), 1);
+        assert_eq!(m.memory_bytes, 899 * 8);
+    }
 }

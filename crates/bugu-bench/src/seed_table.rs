@@ -31,11 +31,12 @@ pub fn render(report: &Report) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "Bloom vs cuckoo at a target false-positive rate of {} ({} keys; {}; median of {} repeats)\n",
+        "Bloom vs cuckoo at a target false-positive rate of {} ({} keys; {}; median of {} repeats by {})\n",
         percent(report.fpr),
         report.key_type,
         report.machine,
-        report.repeats
+        report.repeats,
+        report.clock.describe()
     );
     out.push_str("| keys | | Bloom filter (fastbloom) | Cuckoo filter (bugu) |\n|---:|---|---:|---:|\n");
     for keys in report.sizes() {

@@ -99,6 +99,20 @@ impl StringKeys {
         StringKeys { text, ends }
     }
 
+    /// A copy of `keys` laid out back to back in the given order. A lookup sequence gets its own
+    /// buffer in lookup order: reading the keys' bytes then streams through memory, as it would
+    /// for keys that just arrived in a request, instead of adding a cache miss per key that has
+    /// nothing to do with the filter.
+    pub fn from_keys(keys: &[&str]) -> Self {
+        let mut text = String::with_capacity(keys.iter().map(|k| k.len()).sum());
+        let mut ends = Vec::with_capacity(keys.len());
+        for key in keys {
+            text.push_str(key);
+            ends.push(text.len());
+        }
+        StringKeys { text, ends }
+    }
+
     /// All keys, as borrowed slices of the buffer.
     pub fn keys(&self) -> Vec<&str> {
         let mut begin = 0;
@@ -191,6 +205,8 @@ mod tests {
     fn string_keys_look_like_user_ids() {
         let keys = StringKeys::new(7, 3);
         assert_eq!(keys.keys(), vec!["user_7", "user_8", "user_9"]);
+        let copy = StringKeys::from_keys(&["user_9", "user_7"]);
+        assert_eq!(copy.keys(), vec!["user_9", "user_7"]);
     }
 
     #[test]

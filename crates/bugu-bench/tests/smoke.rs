@@ -5,6 +5,7 @@ use bugu_bench::compare::{self, KeyType, Options};
 use bugu_bench::contender::PEERS;
 use bugu_bench::report::{charts, csv, markdown};
 use bugu_bench::seed_table;
+use bugu_bench::timing::Clock;
 
 const KEYS: usize = 10_000;
 
@@ -18,6 +19,7 @@ fn options(key_type: KeyType) -> Options {
         max_lookups: KEYS,
         batch: 64,
         kinds: compare::lineup(&[8, 12, 16], &[12]),
+        clock: Clock::Thread,
     }
 }
 

@@ -13,7 +13,16 @@ use std::process::ExitCode;
 use bugu_bench::compare::{self, KeyType, Options};
 use bugu_bench::report::{Report, charts, csv, markdown};
 use bugu_bench::seed_table;
+use bugu_bench::timing::Clock;
 use clap::{Parser, ValueEnum};
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum ClockArg {
+    /// Elapsed real time (std::time::Instant).
+    Wall,
+    /// CPU time of the measuring thread: leaves out time slices taken by other processes.
+    Thread,
+}
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum Keys {
@@ -36,6 +45,9 @@ struct Cli {
     /// Key type.
     #[arg(long, value_enum, default_value = "u64")]
     keys: Keys,
+    /// The clock timing the loops.
+    #[arg(long, value_enum, default_value = "wall")]
+    clock: ClockArg,
     /// Timed repeats of each phase; the median is reported.
     #[arg(long, default_value_t = 3)]
     repeats: usize,
@@ -121,6 +133,10 @@ fn main() -> ExitCode {
         max_lookups: cli.max_lookups.max(1),
         batch: cli.batch.max(1),
         kinds,
+        clock: match cli.clock {
+            ClockArg::Wall => Clock::Wall,
+            ClockArg::Thread => Clock::Thread,
+        },
     };
     let report = compare::run(&options);
     let result = if cli.seed_table {

@@ -2,6 +2,7 @@
 
 use crate::contender::percent;
 use crate::run::Measurement;
+use crate::timing::Clock;
 
 pub mod charts;
 pub mod csv;
@@ -19,6 +20,8 @@ pub struct Report {
     pub fpr: f64,
     /// CPU model and count.
     pub machine: String,
+    /// The clock that timed the loops.
+    pub clock: Clock,
     /// Load averages at the start and the end of the run, when the system reports them.
     pub load: Option<(String, String)>,
     /// Every measurement, grouped by size in ascending order, rows in table order.
@@ -85,7 +88,9 @@ impl Report {
         vec![
             format!("Machine: {}.{load} Keys: {}.", self.machine, self.key_type),
             format!(
-                "Times are ns per operation, the median of {} timed repeat(s) of each whole phase; lookups per mix: {}.",
+                "Times are ns per operation by {}, the median of {} timed repeat(s) of each whole phase \
+                 (interleaved across the filters); lookups per mix: {}.",
+                self.clock.describe(),
                 self.repeats,
                 lookups.join(", ")
             ),

@@ -87,6 +87,7 @@ pub struct Builder {
     bucket_size: usize,
     eviction_limit: usize,
     pub(crate) seed: u64,
+    semi_sorted: bool,
 }
 
 impl Default for Builder {
@@ -97,6 +98,7 @@ impl Default for Builder {
             bucket_size: DEFAULT_BUCKET_SIZE,
             eviction_limit: DEFAULT_EVICTION_LIMIT,
             seed: DEFAULT_SEED,
+            semi_sorted: false,
         }
     }
 }
@@ -191,6 +193,25 @@ impl Builder {
         self
     }
 
+    /// Semi-sorted buckets (Fan et al.): the fingerprints of a bucket are stored sorted, which
+    /// saves one bit per slot at some cost in speed. Only for buckets of 4 slots.
+    ///
+    /// ```
+    /// // 13-bit fingerprints in the space of 12: half the false positives of `fingerprint_bits(12)`.
+    /// let plain = bugu::CuckooFilter::builder().capacity(10_000).fingerprint_bits(12).build()?;
+    /// let sorted = bugu::CuckooFilter::builder().capacity(10_000).fingerprint_bits(13).semi_sorted(true).build()?;
+    /// assert_eq!(sorted.memory_bytes(), plain.memory_bytes());
+    /// assert!(sorted.false_positive_rate() < plain.false_positive_rate() / 1.9);
+    ///
+    /// let err = bugu::CuckooFilter::builder().capacity(10).bucket_size(8).semi_sorted(true).build();
+    /// assert_eq!(err.unwrap_err(), bugu::ConfigError::SemiSortedBucketSize(8));
+    /// # Ok::<(), bugu::ConfigError>(())
+    /// ```
+    pub fn semi_sorted(mut self, semi_sorted: bool) -> Self {
+        self.semi_sorted = semi_sorted;
+        self
+    }
+
     /// Validates the settings into a [`Config`].
     pub(crate) fn config(&self) -> Result<Config, ConfigError> {
         if self.capacity == 0 {
@@ -198,6 +219,9 @@ impl Builder {
         }
         if !BUCKET_SIZES.contains(&self.bucket_size) {
             return Err(ConfigError::InvalidBucketSize(self.bucket_size));
+        }
+        if self.semi_sorted && self.bucket_size != 4 {
+            return Err(ConfigError::SemiSortedBucketSize(self.bucket_size));
         }
         if !(1..=MAX_EVICTION_LIMIT).contains(&self.eviction_limit) {
             return Err(ConfigError::InvalidEvictionLimit(self.eviction_limit));
@@ -219,6 +243,7 @@ impl Builder {
             fingerprint_bits,
             eviction_limit: self.eviction_limit,
             seed: self.seed,
+            semi_sorted: self.semi_sorted,
         })
     }
 }
@@ -256,6 +281,8 @@ pub(crate) struct Config {
     pub(crate) fingerprint_bits: u32,
     pub(crate) eviction_limit: usize,
     pub(crate) seed: u64,
+    /// Buckets stored semi-sorted (bucket size 4 only).
+    pub(crate) semi_sorted: bool,
 }
 
 #[cfg(test)]

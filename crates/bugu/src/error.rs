@@ -39,6 +39,9 @@ pub enum ConfigError {
     /// The bucket size was not 2, 4 or 8.
     #[error("bucket size must be 2, 4 or 8 slots, got {0}")]
     InvalidBucketSize(usize),
+    /// Semi-sorted buckets were asked for with a bucket size other than 4.
+    #[error("semi-sorted buckets need a bucket size of 4, got {0}")]
+    SemiSortedBucketSize(usize),
     /// The eviction limit was outside the allowed range.
     #[error("eviction limit must be between 1 and {max}, got {0}", max = crate::MAX_EVICTION_LIMIT)]
     InvalidEvictionLimit(usize),

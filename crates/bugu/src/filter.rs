@@ -5,6 +5,7 @@ use std::fmt;
 use std::hash::Hash;
 use std::ops::RangeBounds;
 
+use crate::batch::{LOOKAHEAD, Lookahead};
 use crate::config::{Builder, Config, false_positive_bound};
 use crate::cuckoo::PathSearch;
 use crate::error::{ConfigError, Error, InsertError};
@@ -57,13 +58,34 @@ impl<S: AsRef<[u8]>> Lookup<S> {
     #[inline]
     pub(crate) fn contains_hash(&self, hash: u64) -> bool {
         let (fingerprint, b1, b2) = self.addressing.locate(hash);
-        self.table.contains(b1, fingerprint) || self.table.contains(b2, fingerprint)
+        self.table.contains_either(b1, b2, fingerprint)
     }
 
     #[inline]
     pub(crate) fn count_hash(&self, hash: u64) -> usize {
         let (fingerprint, b1, b2) = self.addressing.locate(hash);
         self.table.count(b1, fingerprint) + self.table.count(b2, fingerprint)
+    }
+
+    /// Answers for many hashes at once, pipelined (see [`crate::batch`]); exactly as
+    /// [`contains_hash`](Self::contains_hash) would, in order.
+    pub(crate) fn contains_pipelined(&self, hashes: impl IntoIterator<Item = u64>) -> Vec<bool> {
+        let hashes = hashes.into_iter();
+        let mut found = Vec::with_capacity(hashes.size_hint().0);
+        let mut ahead = Lookahead::new(hashes, |hash| self.locate_and_prefetch(hash));
+        while let Some((fingerprint, b1, b2)) = ahead.next(|hash| self.locate_and_prefetch(hash)) {
+            found.push(self.table.contains_either(b1, b2, fingerprint));
+        }
+        found
+    }
+
+    /// Locates a hash and starts fetching both of its buckets.
+    #[inline(always)]
+    pub(crate) fn locate_and_prefetch(&self, hash: u64) -> (u32, usize, usize) {
+        let located @ (_, b1, b2) = self.addressing.locate(hash);
+        self.table.prefetch(b1);
+        self.table.prefetch(b2);
+        located
     }
 }
 
@@ -135,7 +157,10 @@ impl CuckooFilter {
     }
 
     fn with_config(config: Config) -> Self {
-        let table = Table::new(config.buckets, config.bucket_size, config.fingerprint_bits);
+        let table = match config.semi_sorted {
+            true => Table::new_semi_sorted(config.buckets, config.fingerprint_bits),
+            false => Table::new(config.buckets, config.bucket_size, config.fingerprint_bits),
+        };
         CuckooFilter::from_parts(config, table, 0)
     }
 
@@ -374,16 +399,24 @@ impl Filter for CuckooFilter {
         self.lookup.contains_hash(hash)
     }
 
+    fn contains_hash_batch(&self, hashes: &[u64]) -> Vec<bool> {
+        self.lookup.contains_pipelined(hashes.iter().copied())
+    }
+
+    fn contains_batch<T: Hash>(&self, items: &[T]) -> Vec<bool> {
+        self.lookup.contains_pipelined(items.iter().map(|item| self.hash_of(item)))
+    }
+
     #[inline]
     fn count_hash(&self, hash: u64) -> usize {
         self.lookup.count_hash(hash)
     }
 }
 
-impl FilterMut for CuckooFilter {
+impl CuckooFilter {
+    /// Stores a located fingerprint (see [`FilterMut::insert_hash`]).
     #[inline]
-    fn insert_hash(&mut self, hash: u64) -> Result<(), InsertError> {
-        let (fingerprint, b1, b2) = self.lookup.addressing.locate(hash);
+    fn insert_located(&mut self, (fingerprint, b1, b2): (u32, usize, usize)) -> Result<(), InsertError> {
         let limit = self.config.eviction_limit;
         if self.search.insert(&mut self.lookup.table, &self.lookup.addressing, fingerprint, (b1, b2), limit) {
             self.len += 1;
@@ -391,6 +424,41 @@ impl FilterMut for CuckooFilter {
         } else {
             Err(InsertError::Full)
         }
+    }
+
+    /// Inserts many hashes, pipelined (see [`crate::batch`]): exactly the results of one-by-one
+    /// inserts, in order.
+    fn insert_pipelined(&mut self, hashes: impl IntoIterator<Item = u64>) -> Vec<Result<(), InsertError>> {
+        let hashes = hashes.into_iter();
+        let mut results = Vec::with_capacity(hashes.size_hint().0);
+        let mut ahead = Lookahead::new(hashes, |hash| self.lookup.locate_and_prefetch(hash));
+        loop {
+            // Halfway through the lookahead, an item's buckets have arrived: fetch what its path
+            // search would read next, in case both are full.
+            if let Some(&(_, b1, b2)) = ahead.peek(LOOKAHEAD / 2) {
+                PathSearch::prefetch_for_insert(&self.lookup.table, &self.lookup.addressing, (b1, b2));
+            }
+            let Some(located) = ahead.next(|hash| self.lookup.locate_and_prefetch(hash)) else { break };
+            results.push(self.insert_located(located));
+        }
+        results
+    }
+}
+
+impl FilterMut for CuckooFilter {
+    #[inline]
+    fn insert_hash(&mut self, hash: u64) -> Result<(), InsertError> {
+        let located = self.lookup.addressing.locate(hash);
+        self.insert_located(located)
+    }
+
+    fn insert_hash_batch(&mut self, hashes: &[u64]) -> Vec<Result<(), InsertError>> {
+        self.insert_pipelined(hashes.iter().copied())
+    }
+
+    fn insert_batch<T: Hash>(&mut self, items: &[T]) -> Vec<Result<(), InsertError>> {
+        let seed = self.seed();
+        self.insert_pipelined(items.iter().map(|item| crate::hash::hash_item(item, seed)))
     }
 
     #[inline]
@@ -416,6 +484,7 @@ impl fmt::Debug for CuckooFilter {
             .field("buckets", &self.config.buckets)
             .field("bucket_size", &self.config.bucket_size)
             .field("fingerprint_bits", &self.config.fingerprint_bits)
+            .field("semi_sorted", &self.config.semi_sorted)
             .field("load_factor", &self.load_factor())
             .field("memory_bytes", &self.memory_bytes())
             .finish_non_exhaustive()
@@ -447,8 +516,23 @@ mod tests {
         ]
     }
 
-    fn geometry() -> impl Strategy<Value = (usize, usize, u32, u64)> {
-        (1usize..40, prop::sample::select(crate::BUCKET_SIZES.to_vec()), 4u32..=32, any::<u64>())
+    /// Small filters of every geometry, semi-sorted ones included.
+    fn small_filter() -> impl Strategy<Value = Builder> {
+        (
+            1usize..40,
+            prop::sample::select(crate::BUCKET_SIZES.to_vec()),
+            4u32..=32,
+            any::<u64>(),
+            any::<bool>(),
+        )
+            .prop_map(|(capacity, bucket_size, bits, seed, semi_sorted)| {
+                CuckooFilter::builder()
+                    .capacity(capacity)
+                    .bucket_size(bucket_size)
+                    .fingerprint_bits(bits)
+                    .seed(seed)
+                    .semi_sorted(semi_sorted && bucket_size == 4)
+            })
     }
 
     proptest! {
@@ -456,13 +540,10 @@ mod tests {
 
         #[test]
         fn behaves_like_a_multiset_model(
-            (capacity, bucket_size, bits, seed) in geometry(),
+            builder in small_filter(),
             ops in proptest::collection::vec(op(), 1..300),
         ) {
-            let mut filter = CuckooFilter::builder()
-                .capacity(capacity).bucket_size(bucket_size).fingerprint_bits(bits).seed(seed)
-                .eviction_limit(20)
-                .build().unwrap();
+            let mut filter = builder.eviction_limit(20).build().unwrap();
             let mut model: HashMap<u16, usize> = HashMap::new();
             for op in ops {
                 match op {
@@ -513,6 +594,29 @@ mod tests {
                 }
             }
             prop_assert_eq!(filter.stats().items, filter.len());
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        #[test]
+        fn batches_answer_exactly_like_one_by_one_calls(
+            builder in small_filter(),
+            keys in proptest::collection::vec(0u32..200, 0..150),
+            probes in proptest::collection::vec(0u32..400, 0..100),
+        ) {
+            let mut batched = builder.build().unwrap();
+            let mut single = builder.build().unwrap();
+            let batch_results = batched.insert_batch(&keys);
+            let single_results: Vec<_> = keys.iter().map(|k| single.insert(k)).collect();
+            prop_assert_eq!(batch_results, single_results);
+            prop_assert_eq!(batched.table_bytes(), single.table_bytes());
+            prop_assert_eq!(batched.len(), single.len());
+            let expected: Vec<bool> = probes.iter().map(|p| single.contains(p)).collect();
+            prop_assert_eq!(batched.contains_batch(&probes), expected.clone());
+            let hashes: Vec<u64> = probes.iter().map(|p| batched.hash_of(p)).collect();
+            prop_assert_eq!(batched.contains_hash_batch(&hashes), expected);
         }
     }
 

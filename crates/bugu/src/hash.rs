@@ -213,9 +213,9 @@ impl Addressing {
     pub(crate) fn alternate(&self, bucket: usize, fingerprint: u32) -> usize {
         let mixed = (fingerprint as u64).wrapping_mul(FINGERPRINT_MIX);
         let offset = 2 * ((mixed as u128 * self.half as u128) >> 64) as u64 + 1;
+        // (n - bucket - offset) mod n, with bucket + offset in 1..2n - 1.
         let sum = bucket as u64 + offset;
-        let sum = if sum >= self.buckets { sum - self.buckets } else { sum };
-        (if sum == 0 { 0 } else { self.buckets - sum }) as usize
+        (if sum <= self.buckets { self.buckets - sum } else { 2 * self.buckets - sum }) as usize
     }
 
     /// The fingerprint and both candidate buckets of a hash.

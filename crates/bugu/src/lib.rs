@@ -43,6 +43,7 @@
 
 #![deny(missing_docs)]
 
+mod batch;
 mod config;
 mod cuckoo;
 mod error;

@@ -241,6 +241,7 @@ impl Section {
             fingerprint_bits: bits.into(),
             eviction_limit: eviction_limit as usize,
             seed,
+            semi_sorted: false,
         };
         debug_assert_eq!(
             Table::checked_payload_len(buckets, config.bucket_size, bits.into()),

@@ -25,6 +25,7 @@ pub(crate) trait Word:
     fn from_u128(value: u128) -> Self;
     fn splat_mul(self, value: u32) -> Self;
     fn trailing_zeros(self) -> u32;
+    fn count_ones(self) -> u32;
 }
 
 macro_rules! impl_word {
@@ -51,6 +52,10 @@ macro_rules! impl_word {
             fn trailing_zeros(self) -> u32 {
                 <$t>::trailing_zeros(self)
             }
+            #[inline(always)]
+            fn count_ones(self) -> u32 {
+                <$t>::count_ones(self)
+            }
         }
     };
 }
@@ -70,6 +75,7 @@ pub(crate) struct Lanes<W> {
 }
 
 impl<W: Word> Lanes<W> {
+    #[inline(always)]
     pub(crate) fn new(lanes: usize, bits: u32) -> Self {
         debug_assert!(lanes as u32 * bits <= W::BITS);
         let (mut low, mut top) = (0u128, 0u128);

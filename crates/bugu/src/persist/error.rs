@@ -145,6 +145,14 @@ pub enum InvalidParameter {
         /// Slots in the table.
         slots: u64,
     },
+    /// A growable filter's field (kind 2) is out of range, or inconsistent with its levels.
+    #[error("invalid growable filter field ({field}): {value}")]
+    Growable {
+        /// Which field, or which consistency rule.
+        field: &'static str,
+        /// The offending value (an `f64`'s bits for rates).
+        value: u64,
+    },
     /// A reserved field is not zero.
     #[error("reserved field at byte {offset} must be zero, got {value}")]
     Reserved {

@@ -1,5 +1,6 @@
 //! "A view answers as fast as the owned filter": `contains` on a 1M-item filter, owned, viewed
-//! over a byte vector, and viewed over a memory-mapped file of the same bytes.
+//! over a byte vector, and viewed over a memory-mapped file of the same bytes; then batched
+//! (`contains_batch`) on the owned filter and on the mapped view.
 //!
 //! `cargo bench -p bugu --bench view`
 
@@ -58,6 +59,13 @@ fn bench_view(c: &mut Criterion) {
     });
     group.bench_function(BenchmarkId::from_parameter("view_mmap"), |b| {
         b.iter(|| contains_all(black_box(&mapped), black_box(&keys)))
+    });
+    // Batches: the pipelined lookup (buckets of upcoming keys prefetched), shared by both.
+    group.bench_function(BenchmarkId::from_parameter("owned_batch"), |b| {
+        b.iter(|| black_box(&filter).contains_batch(black_box(&keys)))
+    });
+    group.bench_function(BenchmarkId::from_parameter("view_mmap_batch"), |b| {
+        b.iter(|| black_box(&mapped).contains_batch(black_box(&keys)))
     });
     group.finish();
 

@@ -8,7 +8,7 @@
 //! fingerprints of 8 bits or more), so a filter built for `n` items accepts `n` distinct items.
 
 use crate::error::ConfigError;
-use crate::table::Table;
+use crate::table::Geometry;
 
 /// The default fingerprint width: about 0.2% false positives at the default bucket size.
 pub const DEFAULT_FINGERPRINT_BITS: u32 = 12;
@@ -233,7 +233,10 @@ impl Builder {
         };
         let buckets = buckets_for(self.capacity, self.bucket_size, fingerprint_bits)
             .filter(|&buckets| {
-                Table::checked_payload_len(buckets, self.bucket_size, fingerprint_bits).is_some()
+                let semi_sorted = self.semi_sorted;
+                Geometry { buckets, slots: self.bucket_size, bits: fingerprint_bits, semi_sorted }
+                    .payload_len()
+                    .is_some()
             })
             .ok_or(ConfigError::CapacityTooLarge(self.capacity))?;
         Ok(Config {
@@ -283,6 +286,14 @@ pub(crate) struct Config {
     pub(crate) seed: u64,
     /// Buckets stored semi-sorted (bucket size 4 only).
     pub(crate) semi_sorted: bool,
+}
+
+impl Config {
+    /// The shape of the table this configuration describes.
+    pub(crate) fn geometry(&self) -> Geometry {
+        let (buckets, slots, bits) = (self.buckets, self.bucket_size, self.fingerprint_bits);
+        Geometry { buckets, slots, bits, semi_sorted: self.semi_sorted }
+    }
 }
 
 #[cfg(test)]

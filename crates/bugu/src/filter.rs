@@ -157,26 +157,26 @@ impl CuckooFilter {
     }
 
     fn with_config(config: Config) -> Self {
-        let table = match config.semi_sorted {
-            true => Table::new_semi_sorted(config.buckets, config.fingerprint_bits),
-            false => Table::new(config.buckets, config.bucket_size, config.fingerprint_bits),
-        };
-        CuckooFilter::from_parts(config, table, 0)
+        CuckooFilter::from_parts(config, Table::new(config.geometry()), 0)
     }
 
     /// A filter over an existing table holding `len` fingerprints (used by the persistence
     /// readers, which have validated the table against the configuration).
     pub(crate) fn from_parts(config: Config, table: Table, len: usize) -> Self {
-        debug_assert_eq!(
-            (table.buckets(), table.slots(), table.bits()),
-            (config.buckets, config.bucket_size, config.fingerprint_bits)
-        );
+        debug_assert_eq!(table.geometry(), config.geometry());
         CuckooFilter { lookup: Lookup::new(table), config, len, search: PathSearch::default() }
     }
 
     /// The validated configuration (for the persistence writers).
     pub(crate) fn config(&self) -> &Config {
         &self.config
+    }
+
+    /// The read path, for filters made of several levels, which start fetching every level's
+    /// buckets before probing any.
+    #[inline]
+    pub(crate) fn lookup(&self) -> &Lookup {
+        &self.lookup
     }
 
     /// The packed table (for the persistence writers).

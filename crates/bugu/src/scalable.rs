@@ -10,7 +10,10 @@
 //! times larger than the newest, with narrower room for false positives, and store the item there.
 //! An empty level always takes an item, so growth never leaves an empty, useless level behind.
 //! Lookups probe every level (newest first, and stop at the first match); keeping the growth
-//! factor at least 2 keeps the levels few: `log2(n / initial)` + 1 at most for `n` items.
+//! factor at least 2 keeps the levels few: `log2(n / initial)` + 1 at most for `n` items. A lookup
+//! first starts fetching its buckets in every level too large for a core's private caches, then
+//! probes, so that the cache misses of the large levels overlap; batched lookups run each large
+//! level's pipelined batch lookup on the hashes not found yet, then probe the small levels.
 //!
 //! The alternative of rebuilding one larger table is impossible without the keys: a stored
 //! fingerprint does not determine its bucket in a table of another size. DESIGN §5 lists the
@@ -85,8 +88,11 @@
 //! fingerprint matching `x`, another item's copy from level `i`; if that was the other item's only
 //! copy, it now reads as absent. This needs a false positive of `x` in a newer level, so it happens
 //! to a remove with probability at most `r_{j+1} + ... + r_{L-1} < p` (zero while the filter has a
-//! single level, or for items in the newest level). As in the core filter, removing an item that
-//! was never inserted can take another item's fingerprint: only remove what you inserted.
+//! single level, or for items in the newest level). Measured (`tests/growth.rs`): removing
+//! 300,000 items grown from 1,000 in insertion order, 64 removals found nothing left at
+//! `p = 0.01` and 5 at `p = 0.001`; removing them in reverse insertion order, none (newer levels
+//! then only hold items already removed). As in the core filter, removing an item that was never
+//! inserted can take another item's fingerprint: only remove what you inserted.
 //!
 //! # Multiset semantics and limits
 //!
@@ -118,7 +124,7 @@ use crate::persist::{
     Decoder, Encoder, FilterKind, InvalidParameter, PersistError, expect_kind, open, save_atomically,
 };
 use crate::stats::Stats;
-use crate::table::{PADDING, Table};
+use crate::table::PADDING;
 
 /// The default growth factor: each new level has twice the capacity of the previous one.
 pub const DEFAULT_GROWTH_FACTOR: usize = 2;
@@ -143,6 +149,10 @@ pub const DEFAULT_INITIAL_CAPACITY: usize = 1_000;
 
 /// The default tightening policy: each level may use 15% of the false-positive budget left.
 pub const DEFAULT_TIGHTENING: Tightening = Tightening::Geometric { ratio: 0.85 };
+
+/// Levels with tables at least this large are prefetched before they are probed: smaller ones
+/// stay in a core's private L2 cache (512 KiB on the machines measured) when lookups are frequent.
+const PREFETCH_FROM_BYTES: usize = 256 << 10;
 
 /// Shares are shrunk by this factor so that floating-point rounding can never lift the sum of the
 /// levels' rates above the target.
@@ -856,7 +866,9 @@ impl GrowableFilter {
             // The share needs fingerprints wider than 32 bits: the series is exhausted.
             _ => InsertError::Full,
         })?;
-        let bytes = Table::checked_payload_len(config.buckets, config.bucket_size, config.fingerprint_bits)
+        let bytes = config
+            .geometry()
+            .payload_len()
             .and_then(|payload| payload.checked_add(PADDING))
             .ok_or(InsertError::OutOfMemory { bytes: usize::MAX })?;
         // Reserve the table's memory fallibly first: the level's own allocation (which also asks
@@ -890,6 +902,13 @@ impl GrowableFilter {
         Ok(growth.level_builder(index, capacity, used))
     }
 
+    /// How many of the oldest levels are small enough to stay in the CPU's private caches
+    /// (tables under [`PREFETCH_FROM_BYTES`]); the levels after them are the large ones.
+    #[inline]
+    fn cached_levels(&self) -> usize {
+        self.levels.partition_point(|level| level.memory_bytes() < PREFETCH_FROM_BYTES)
+    }
+
     /// Inserts into a level older than the newest, newest to oldest; the index of the level that
     /// took it.
     fn insert_older(&mut self, hash: u64) -> Option<usize> {
@@ -904,8 +923,16 @@ impl Filter for GrowableFilter {
         self.growth.seed
     }
 
+    /// Starts fetching the item's buckets in every level too large for the CPU's private caches,
+    /// then probes the levels newest first: the cache misses of the large levels overlap instead
+    /// of queueing one after another.
     #[inline]
     fn contains_hash(&self, hash: u64) -> bool {
+        if self.levels.len() > 1 {
+            for level in self.levels[self.cached_levels()..].iter() {
+                level.lookup().locate_and_prefetch(hash);
+            }
+        }
         self.levels.iter().rev().any(|level| level.contains_hash(hash))
     }
 
@@ -914,13 +941,18 @@ impl Filter for GrowableFilter {
         self.levels.iter().map(|level| level.count_hash(hash)).sum()
     }
 
-    /// Probes level by level, newest first, each with that level's batched lookup, passing on
-    /// only the hashes not found yet.
+    /// Probes the large levels one at a time, newest first, each with that level's batched
+    /// (pipelined) lookup, passing on only the hashes not found yet; then the small levels, which
+    /// sit in the CPU's caches and gain nothing from prefetching, with plain probes.
     fn contains_hash_batch(&self, hashes: &[u64]) -> Vec<bool> {
+        if self.levels.len() == 1 {
+            return self.levels[0].contains_hash_batch(hashes);
+        }
         let mut found = vec![false; hashes.len()];
         let mut pending: Vec<usize> = (0..hashes.len()).collect();
         let mut pending_hashes = hashes.to_vec();
-        for level in self.levels.iter().rev() {
+        let cached = self.cached_levels();
+        for level in self.levels[cached..].iter().rev() {
             if pending.is_empty() {
                 break;
             }
@@ -937,6 +969,10 @@ impl Filter for GrowableFilter {
             }
             pending.truncate(kept);
             pending_hashes.truncate(kept);
+        }
+        let small = &self.levels[..cached];
+        for (&at, &hash) in pending.iter().zip(&pending_hashes) {
+            found[at] = small.iter().rev().any(|level| level.contains_hash(hash));
         }
         found
     }

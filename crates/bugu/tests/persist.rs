@@ -9,13 +9,16 @@ use xxhash_rust::xxh3::xxh3_64;
 
 /// A filter of this geometry with `items` keys inserted (and a few removed).
 fn filled(bits: u32, bucket_size: usize, capacity: usize, items: u64, seed: u64) -> CuckooFilter {
-    let mut filter = CuckooFilter::builder()
-        .capacity(capacity)
-        .fingerprint_bits(bits)
-        .bucket_size(bucket_size)
-        .seed(seed)
-        .build()
-        .unwrap();
+    filled_with(
+        CuckooFilter::builder().fingerprint_bits(bits).bucket_size(bucket_size),
+        capacity,
+        items,
+        seed,
+    )
+}
+
+fn filled_with(builder: bugu::Builder, capacity: usize, items: u64, seed: u64) -> CuckooFilter {
+    let mut filter = builder.capacity(capacity).seed(seed).build().unwrap();
     for key in 0..items {
         if filter.insert(&key).is_err() {
             break;
@@ -64,6 +67,12 @@ fn assert_round_trip(original: &CuckooFilter, probes: u64) {
         assert_eq!((v.eviction_limit(), v.seed()), (original.eviction_limit(), original.seed()));
         assert_eq!(v.to_filter().to_bytes(), bytes);
     }
+    let keys: Vec<u64> = (0..probes).collect();
+    let batch = original.contains_batch(&keys);
+    assert_eq!(view.contains_batch(&keys), batch);
+    assert_eq!(from_bytes.contains_batch(&keys), batch);
+    let hashes: Vec<u64> = keys.iter().map(|k| view.hash_of(k)).collect();
+    assert_eq!(view.contains_hash_batch(&hashes), batch);
     for key in 0..probes {
         let expected = (original.contains(&key), original.count(&key));
         assert_eq!((from_bytes.contains(&key), from_bytes.count(&key)), expected);
@@ -82,6 +91,13 @@ fn every_width_and_bucket_size_round_trips() {
             assert_round_trip(&filter, 600);
         }
     }
+    for bits in FINGERPRINT_BITS {
+        let semi_sorted = CuckooFilter::builder().fingerprint_bits(bits).semi_sorted(true);
+        let filter = filled_with(semi_sorted, 300, 250, u64::from(bits));
+        assert!(!filter.is_empty());
+        assert_round_trip(&filter, 600);
+        assert_eq!(CuckooFilter::from_bytes(&filter.to_bytes()).unwrap().to_bytes(), filter.to_bytes());
+    }
 }
 
 proptest! {
@@ -95,9 +111,11 @@ proptest! {
         fill in 0.0f64..1.2,
         seed in any::<u64>(),
         eviction_limit in 1usize..2000,
+        semi_sorted in any::<bool>(),
     ) {
         let mut filter = CuckooFilter::builder()
             .capacity(capacity).fingerprint_bits(bits).bucket_size(bucket_size).seed(seed)
+            .semi_sorted(semi_sorted && bucket_size == 4)
             .eviction_limit(eviction_limit).build().unwrap();
         for key in 0..(capacity as f64 * fill) as u64 {
             let _ = filter.insert(&key);
@@ -112,9 +130,11 @@ proptest! {
         bucket_size in prop::sample::select(BUCKET_SIZES.to_vec()),
         capacity in 1usize..200,
         noise in prop::collection::vec(any::<u8>(), 1..2000),
+        semi_sorted in any::<bool>(),
     ) {
         let filter = CuckooFilter::builder()
-            .capacity(capacity).fingerprint_bits(bits).bucket_size(bucket_size).build().unwrap();
+            .capacity(capacity).fingerprint_bits(bits).bucket_size(bucket_size)
+            .semi_sorted(semi_sorted && bucket_size == 4).build().unwrap();
         let mut bytes = filter.to_bytes();
         let payload = 56..56 + filter.memory_bytes() - 16;
         for (byte, n) in bytes[payload].iter_mut().zip(noise.iter().cycle()) {
@@ -152,6 +172,22 @@ impl Read for Trickle<'_> {
         self.bytes = &self.bytes[n..];
         Ok(n)
     }
+}
+
+#[test]
+fn views_and_errors_cross_threads() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<CuckooView<'static>>();
+    assert_send_sync::<PersistError>();
+    let bytes = filled(10, 4, 100, 80, 2).to_bytes();
+    let view = &CuckooView::from_bytes(&bytes).unwrap();
+    let counts: Vec<usize> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..2u64)
+            .map(|t| scope.spawn(move || (0..100u64).filter(|k| view.contains(&(k + t))).count()))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert!(counts.iter().all(|&c| c >= 60), "{counts:?}");
 }
 
 #[test]
@@ -395,6 +431,7 @@ fn every_header_field_is_checked() {
 
 struct Golden {
     file: &'static str,
+    semi_sorted: bool,
     bits: u32,
     bucket_size: usize,
     capacity: usize,
@@ -405,6 +442,17 @@ struct Golden {
 
 const GOLDEN: &[Golden] = &[
     Golden {
+        semi_sorted: true,
+        file: "cuckoo_f13_b4_semi_sorted.bugu",
+        bits: 13,
+        bucket_size: 4,
+        capacity: 30,
+        eviction_limit: 500,
+        seed: 3,
+        items: &["apple", "banana", "cherry", "damson", "elder", "fig", "grape", "apple", "kiwi"],
+    },
+    Golden {
+        semi_sorted: false,
         file: "cuckoo_f12_b4.bugu",
         bits: 12,
         bucket_size: 4,
@@ -414,6 +462,7 @@ const GOLDEN: &[Golden] = &[
         items: &["apple", "banana", "cherry", "damson", "elder", "fig", "grape", "apple"],
     },
     Golden {
+        semi_sorted: false,
         file: "cuckoo_f4_b2.bugu",
         bits: 4,
         bucket_size: 2,
@@ -423,6 +472,7 @@ const GOLDEN: &[Golden] = &[
         items: &["a", "b", "c"],
     },
     Golden {
+        semi_sorted: false,
         file: "cuckoo_f32_b8.bugu",
         bits: 32,
         bucket_size: 8,
@@ -432,6 +482,7 @@ const GOLDEN: &[Golden] = &[
         items: &["x", "y", "z", "w", "v", "u", "t", "s", "r", "q", "p"],
     },
     Golden {
+        semi_sorted: false,
         file: "cuckoo_f13_b2_empty.bugu",
         bits: 13,
         bucket_size: 2,
@@ -453,6 +504,7 @@ fn build_golden(g: &Golden) -> CuckooFilter {
         .bucket_size(g.bucket_size)
         .eviction_limit(g.eviction_limit)
         .seed(g.seed)
+        .semi_sorted(g.semi_sorted)
         .build()
         .unwrap();
     for item in g.items {
@@ -476,8 +528,8 @@ fn golden_files_read_back_and_rewrite_identically() {
         assert_eq!(bytes[8..16], [1, 0, 1, 0, 0, 0, 0, 0], "{}: version 1, kind 1, no flags", g.file);
         assert_eq!(
             (u32::from(bytes[16]), usize::from(bytes[17]), bytes[18], bytes[19]),
-            (g.bits, g.bucket_size, 1, 0),
-            "{}",
+            (g.bits, g.bucket_size, 1, u8::from(g.semi_sorted)),
+            "{}: hash 1, layout 0 (packed) or 1 (semi-sorted)",
             g.file
         );
         assert_eq!(u32::from_le_bytes(bytes[20..24].try_into().unwrap()) as usize, g.eviction_limit);
@@ -485,7 +537,9 @@ fn golden_files_read_back_and_rewrite_identically() {
         let buckets = u64_at(32) as usize;
         assert_eq!(u64_at(40) as usize, g.capacity);
         assert_eq!(u64_at(48) as usize, g.items.len());
-        let payload = (buckets * g.bucket_size * g.bits as usize).div_ceil(8);
+        let bucket_bits =
+            if g.semi_sorted { 4 * g.bits as usize - 4 } else { g.bucket_size * g.bits as usize };
+        let payload = (buckets * bucket_bits).div_ceil(8);
         let tail = (payload + 16).next_multiple_of(8) - payload;
         assert_eq!(bytes.len(), 56 + payload + tail + 8, "{}", g.file);
         assert!(bytes[56 + payload..56 + payload + tail].iter().all(|&b| b == 0));
@@ -512,5 +566,26 @@ fn golden_files_read_back_and_rewrite_identically() {
         stored.sort_unstable();
         expected.sort_unstable();
         assert_eq!(stored, expected, "{}", g.file);
+    }
+}
+
+#[test]
+fn an_impossible_semi_sorted_bucket_is_refused_and_harmless_in_a_trusted_view() {
+    let mut filter =
+        CuckooFilter::builder().capacity(50).fingerprint_bits(9).semi_sorted(true).build().unwrap();
+    filter.insert("a").unwrap();
+    let mut bytes = filter.to_bytes();
+    // Bucket 0's code is the low 12 bits of the payload: 0xFFF is beyond the 3876 codes. The
+    // checksum is recomputed, so only the content check can catch it.
+    bytes[56] = 0xFF;
+    bytes[57] |= 0x0F;
+    let end = bytes.len() - 8;
+    let checksum = xxh3_64(&bytes[..end]);
+    bytes[end..].copy_from_slice(&checksum.to_le_bytes());
+    assert!(matches!(CuckooFilter::from_bytes(&bytes), Err(PersistError::InvalidBucket { bucket: 0 })));
+    assert!(matches!(CuckooView::from_bytes(&bytes), Err(PersistError::InvalidBucket { bucket: 0 })));
+    let trusted = CuckooView::from_trusted_bytes(&bytes).unwrap();
+    for key in 0..1000u32 {
+        let _ = (trusted.contains(&key), trusted.count(&key));
     }
 }

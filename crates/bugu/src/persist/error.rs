@@ -66,6 +66,12 @@ pub enum PersistError {
     /// A parameter in the header is out of range or inconsistent.
     #[error("invalid parameter: {0}")]
     InvalidParameter(#[from] InvalidParameter),
+    /// A semi-sorted bucket holds a code for its sorted nibbles that does not exist.
+    #[error("corrupt filter: bucket {bucket} is not a valid semi-sorted bucket")]
+    InvalidBucket {
+        /// The index of the first invalid bucket.
+        bucket: u64,
+    },
     /// The stored item count differs from the number of occupied slots in the table.
     #[error("corrupt filter: the header says {stored} items but the table holds {counted}")]
     LenMismatch {
@@ -110,8 +116,9 @@ pub enum InvalidParameter {
     /// The hash function id is not one this build implements.
     #[error("unknown hash function id {0}")]
     HashId(u8),
-    /// The table layout is not one this build implements (0: bit-packed buckets).
-    #[error("unknown table layout {0}")]
+    /// The table layout is not one this build implements (0: bit-packed buckets, 1: semi-sorted
+    /// buckets, which need a bucket size of 4).
+    #[error("unknown table layout {0} for this bucket size")]
     Layout(u8),
     /// The eviction limit is outside 1..=[`MAX_EVICTION_LIMIT`](crate::MAX_EVICTION_LIMIT).
     #[error("eviction limit must be between 1 and {max}, got {0}", max = crate::MAX_EVICTION_LIMIT)]

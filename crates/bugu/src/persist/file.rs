@@ -92,8 +92,10 @@ impl CuckooFilter {
     /// Saves the filter to `path` atomically: it writes a temporary file in the same directory,
     /// flushes it to disk, renames it over `path` and flushes the directory. Whatever happens —
     /// a crash, a full disk, a concurrent reader — `path` holds either its old content or the
-    /// whole new filter, never part of it. On error `path` is untouched. The new file has default
-    /// permissions.
+    /// whole new filter, never part of it. An error before the rename leaves `path` untouched
+    /// and removes the temporary file; an error flushing the directory after it is reported
+    /// too (the new filter is in place, but the rename may not survive a power loss). The new
+    /// file has default permissions.
     ///
     /// ```
     /// use bugu::{CuckooFilter, Filter, FilterMut};

@@ -45,6 +45,8 @@ pub(crate) const SECTION_PARAMS_LEN: usize = 40;
 /// The section's table layout: buckets of `bucket_size` slots of `bits` bits, bit-packed
 /// little-endian. Other codes are reserved for other layouts (semi-sorted buckets).
 pub(crate) const LAYOUT_PACKED: u8 = 0;
+/// The section's table layout: semi-sorted buckets of 4 slots (see `docs/format.md`).
+pub(crate) const LAYOUT_SEMI_SORTED: u8 = 1;
 /// Bytes of the trailing checksum.
 pub(crate) const CHECKSUM_LEN: usize = 8;
 
@@ -179,7 +181,7 @@ impl Section {
         raw[0] = c.fingerprint_bits as u8;
         raw[1] = c.bucket_size as u8;
         raw[2] = HASH_ID_XXH3_64;
-        raw[3] = LAYOUT_PACKED;
+        raw[3] = if c.semi_sorted { LAYOUT_SEMI_SORTED } else { LAYOUT_PACKED };
         raw[4..8].copy_from_slice(&(c.eviction_limit as u32).to_le_bytes());
         raw[8..16].copy_from_slice(&c.seed.to_le_bytes());
         raw[16..24].copy_from_slice(&(c.buckets as u64).to_le_bytes());
@@ -203,9 +205,11 @@ impl Section {
         if raw[2] != HASH_ID_XXH3_64 {
             return Err(InvalidParameter::HashId(raw[2]).into());
         }
-        if raw[3] != LAYOUT_PACKED {
-            return Err(InvalidParameter::Layout(raw[3]).into());
-        }
+        let semi_sorted = match (raw[3], bucket_size) {
+            (LAYOUT_PACKED, _) => false,
+            (LAYOUT_SEMI_SORTED, 4) => true,
+            (layout, _) => return Err(InvalidParameter::Layout(layout).into()),
+        };
         let eviction_limit = u32::from_le_bytes(raw[4..8].try_into().expect("4 bytes"));
         if !(1..=MAX_EVICTION_LIMIT as u64).contains(&u64::from(eviction_limit)) {
             return Err(InvalidParameter::EvictionLimit(eviction_limit).into());
@@ -217,7 +221,11 @@ impl Section {
         }
         let too_large = InvalidParameter::TooLarge { buckets, bucket_size, bits };
         let slots = u128::from(buckets) * u128::from(bucket_size);
-        let total_bits = slots * u128::from(bits);
+        let bucket_bits = match semi_sorted {
+            true => 4 * u128::from(bits) - 4,
+            false => u128::from(bucket_size) * u128::from(bits),
+        };
+        let total_bits = u128::from(buckets) * bucket_bits;
         // Bit offsets into the table must fit a usize, and the whole section an allocation
         // (at most isize::MAX bytes).
         let payload_len = total_bits.div_ceil(8);
@@ -241,12 +249,9 @@ impl Section {
             fingerprint_bits: bits.into(),
             eviction_limit: eviction_limit as usize,
             seed,
-            semi_sorted: false,
+            semi_sorted,
         };
-        debug_assert_eq!(
-            Table::checked_payload_len(buckets, config.bucket_size, bits.into()),
-            Some(payload_len)
-        );
+        debug_assert_eq!(config.geometry().payload_len(), Some(payload_len));
         Ok(Section { config, len: len as usize, payload_len, tail_len: tail_len(payload_len) })
     }
 }
@@ -272,7 +277,7 @@ pub(crate) fn check_stray_bits<S: AsRef<[u8]>>(
     payload_offset: u64,
 ) -> Result<(), PersistError> {
     let payload = table.payload();
-    let used_bits = table.buckets() * table.slots() * table.bits() as usize;
+    let used_bits = table.used_bits();
     if used_bits % 8 != 0 {
         let last = payload.len() - 1;
         if payload[last] >> (used_bits % 8) != 0 {
@@ -292,6 +297,9 @@ pub(crate) fn check_content<S: AsRef<[u8]>>(
     payload_offset: u64,
 ) -> Result<(), PersistError> {
     check_stray_bits(table, payload_offset)?;
+    if let Some(bucket) = table.first_invalid_bucket() {
+        return Err(PersistError::InvalidBucket { bucket: bucket as u64 });
+    }
     let counted: usize = (0..table.buckets()).map(|bucket| table.occupied(bucket)).sum();
     if counted != len {
         return Err(PersistError::LenMismatch { stored: len as u64, counted: counted as u64 });
@@ -345,8 +353,15 @@ mod tests {
         raw[2] = 7;
         assert_eq!(invalid(raw), InvalidParameter::HashId(7));
         let mut raw = params(12, 4, 10, 1, 0);
-        raw[3] = 1;
-        assert_eq!(invalid(raw), InvalidParameter::Layout(1));
+        raw[3] = 2;
+        assert_eq!(invalid(raw), InvalidParameter::Layout(2));
+        let mut raw = params(12, 8, 10, 1, 0);
+        raw[3] = LAYOUT_SEMI_SORTED;
+        assert_eq!(
+            invalid(raw),
+            InvalidParameter::Layout(LAYOUT_SEMI_SORTED),
+            "semi-sorted needs buckets of 4"
+        );
         for limit in [0u32, 65_536, u32::MAX] {
             let mut raw = params(12, 4, 10, 1, 0);
             raw[4..8].copy_from_slice(&limit.to_le_bytes());

@@ -116,13 +116,11 @@ impl<R: Read> Decoder<R> {
         let tail_offset = self.offset;
         self.fill(tail, "padding")?;
         let c = &section.config;
-        let table = Table::from_bytes(table_bytes, c.buckets, c.bucket_size, c.fingerprint_bits).ok_or(
-            InvalidParameter::TooLarge {
-                buckets: c.buckets as u64,
-                bucket_size: c.bucket_size as u8,
-                bits: c.fingerprint_bits as u8,
-            },
-        )?;
+        let table = Table::from_bytes(table_bytes, c.geometry()).ok_or(InvalidParameter::TooLarge {
+            buckets: c.buckets as u64,
+            bucket_size: c.bucket_size as u8,
+            bits: c.fingerprint_bits as u8,
+        })?;
         if let Err(e) =
             check_zeros(tail, tail_offset).and_then(|()| check_content(&table, section.len, payload_offset))
         {

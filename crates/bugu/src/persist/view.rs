@@ -33,9 +33,8 @@ impl SectionView<'_> {
     /// An owned filter with a copy of the table.
     pub(crate) fn to_filter(&self) -> CuckooFilter {
         let c = &self.config;
-        let table =
-            Table::from_bytes(self.table_bytes.to_vec(), c.buckets, c.bucket_size, c.fingerprint_bits)
-                .expect("the view's table has this geometry");
+        let table = Table::from_bytes(self.table_bytes.to_vec(), c.geometry())
+            .expect("the view's table has this geometry");
         CuckooFilter::from_parts(self.config, table, self.len)
     }
 }
@@ -87,13 +86,11 @@ impl<'a> ViewCursor<'a> {
         let table_bytes = &self.bytes[payload_offset..payload_offset + section.payload_len + PADDING];
         self.pos += section.payload_len + section.tail_len;
         let c = &section.config;
-        let table = Table::from_bytes(table_bytes, c.buckets, c.bucket_size, c.fingerprint_bits).ok_or(
-            InvalidParameter::TooLarge {
-                buckets: c.buckets as u64,
-                bucket_size: c.bucket_size as u8,
-                bits: c.fingerprint_bits as u8,
-            },
-        )?;
+        let table = Table::from_bytes(table_bytes, c.geometry()).ok_or(InvalidParameter::TooLarge {
+            buckets: c.buckets as u64,
+            bucket_size: c.bucket_size as u8,
+            bits: c.fingerprint_bits as u8,
+        })?;
         let view = SectionView {
             config: section.config,
             len: section.len,
@@ -394,6 +391,16 @@ impl Filter for CuckooView<'_> {
     #[inline]
     fn count_hash(&self, hash: u64) -> usize {
         self.section.lookup.count_hash(hash)
+    }
+
+    /// Pipelined as in the owned filter: the buckets of upcoming hashes are prefetched.
+    fn contains_hash_batch(&self, hashes: &[u64]) -> Vec<bool> {
+        self.section.lookup.contains_pipelined(hashes.iter().copied())
+    }
+
+    /// Pipelined as in the owned filter: the buckets of upcoming items are prefetched.
+    fn contains_batch<T: std::hash::Hash>(&self, items: &[T]) -> Vec<bool> {
+        self.section.lookup.contains_pipelined(items.iter().map(|item| self.hash_of(item)))
     }
 }
 

@@ -27,6 +27,35 @@ use swar::{Lanes, Word};
 /// Bytes after the packed buckets so that a 16-byte window load at the last bucket is in bounds.
 pub(crate) const PADDING: usize = 16;
 
+/// The shape of a table: how many buckets of how many slots of how many bits, and whether the
+/// buckets are semi-sorted (then 4 slots, stored in `4 bits - 4` bits).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Geometry {
+    pub(crate) buckets: usize,
+    pub(crate) slots: usize,
+    pub(crate) bits: u32,
+    pub(crate) semi_sorted: bool,
+}
+
+impl Geometry {
+    /// Bits one bucket takes.
+    pub(crate) fn bucket_bits(&self) -> usize {
+        match self.semi_sorted {
+            true => semisort::SLOTS * self.bits as usize - 4,
+            false => self.slots * self.bits as usize,
+        }
+    }
+
+    /// Bytes of the packed buckets (without padding), or `None` if the table (with its padding)
+    /// would not fit in memory sizes.
+    pub(crate) fn payload_len(&self) -> Option<usize> {
+        let total_bits = (self.buckets as u128) * (self.bucket_bits() as u128);
+        let len = total_bits.div_ceil(8);
+        (total_bits <= usize::MAX as u128 && len + PADDING as u128 <= isize::MAX as u128)
+            .then_some(len as usize)
+    }
+}
+
 /// How a bucket is probed; chosen from the geometry when the table is built.
 ///
 /// The hot geometries (2, 4 or 8 slots of 8, 12 or 16 bits: every bucket starts on a byte) have
@@ -66,36 +95,10 @@ pub(crate) struct Table<S = Vec<u8>> {
 }
 
 impl Table {
-    /// An empty table. The caller has checked that `buckets * slots * bits` fits in memory sizes.
-    pub(crate) fn new(buckets: usize, slots: usize, bits: u32) -> Self {
-        let bytes = zeroed_buffer(Self::payload_len(buckets, slots, bits) + PADDING);
-        Table {
-            bytes,
-            buckets,
-            slots,
-            bits,
-            bucket_bits: slots * bits as usize,
-            probe: Self::choose_probe(slots, bits),
-        }
-    }
-
-    /// An empty table of semi-sorted buckets of 4 (see [`semisort`]): one bit less per slot.
-    pub(crate) fn new_semi_sorted(buckets: usize, bits: u32) -> Self {
-        let bucket_bits = semisort::SLOTS * bits as usize - 4;
-        let payload = (buckets * bucket_bits).div_ceil(8);
-        let probe = if bits <= 16 {
-            Probe::SemiSorted64(Lanes::new(semisort::SLOTS, bits))
-        } else {
-            Probe::SemiSorted128(Lanes::new(semisort::SLOTS, bits))
-        };
-        Table {
-            bytes: zeroed_buffer(payload + PADDING),
-            buckets,
-            slots: semisort::SLOTS,
-            bits,
-            bucket_bits,
-            probe,
-        }
+    /// An empty table. The caller has checked the geometry's `payload_len`.
+    pub(crate) fn new(geometry: Geometry) -> Self {
+        let len = geometry.payload_len().expect("table size checked by the configuration") + PADDING;
+        Table::with_bytes(zeroed_buffer(len), geometry)
     }
 
     /// Stores a fingerprint (or 0 to empty the slot). In a semi-sorted bucket the slots are
@@ -127,18 +130,13 @@ impl Table {
         self.bytes.fill(0);
     }
 
-    /// Bytes needed for the packed buckets (without padding), or `None` if that overflows.
-    pub(crate) fn checked_payload_len(buckets: usize, slots: usize, bits: u32) -> Option<usize> {
-        let total_bits = (buckets as u128) * (slots as u128) * (bits as u128);
-        let len = total_bits.div_ceil(8).checked_add(PADDING as u128)?;
-        usize::try_from(len).ok().map(|len| len - PADDING)
-    }
-
-    fn payload_len(buckets: usize, slots: usize, bits: u32) -> usize {
-        Table::checked_payload_len(buckets, slots, bits).expect("table size checked by the configuration")
-    }
-
-    fn choose_probe(slots: usize, bits: u32) -> Probe {
+    fn choose_probe(Geometry { slots, bits, semi_sorted, .. }: Geometry) -> Probe {
+        if semi_sorted {
+            return match bits {
+                ..=16 => Probe::SemiSorted64(Lanes::new(semisort::SLOTS, bits)),
+                _ => Probe::SemiSorted128(Lanes::new(semisort::SLOTS, bits)),
+            };
+        }
         let bucket_bits = slots as u32 * bits;
         // A bucket starts at a bit offset that is a multiple of gcd(bucket_bits, 8) within its
         // first byte, so the window must hold the bucket plus that worst-case shift.
@@ -169,16 +167,38 @@ impl Table {
 impl<S: AsRef<[u8]>> Table<S> {
     /// A table over existing bytes (payload plus [`PADDING`]); `None` if the length does not match
     /// the geometry.
-    #[cfg_attr(not(test), allow(dead_code))]
-    pub(crate) fn from_bytes(bytes: S, buckets: usize, slots: usize, bits: u32) -> Option<Self> {
-        let expected = Table::checked_payload_len(buckets, slots, bits)? + PADDING;
-        (bytes.as_ref().len() == expected).then(|| Table {
-            bytes,
-            buckets,
-            slots,
-            bits,
-            bucket_bits: slots * bits as usize,
-            probe: Table::choose_probe(slots, bits),
+    pub(crate) fn from_bytes(bytes: S, geometry: Geometry) -> Option<Self> {
+        let expected = geometry.payload_len()? + PADDING;
+        (bytes.as_ref().len() == expected).then(|| Table::with_bytes(bytes, geometry))
+    }
+
+    fn with_bytes(bytes: S, geometry: Geometry) -> Self {
+        let Geometry { buckets, slots, bits, .. } = geometry;
+        let (bucket_bits, probe) = (geometry.bucket_bits(), Table::choose_probe(geometry));
+        Table { bytes, buckets, slots, bits, bucket_bits, probe }
+    }
+
+    /// The table's shape.
+    pub(crate) fn geometry(&self) -> Geometry {
+        let (buckets, slots, bits) = (self.buckets, self.slots, self.bits);
+        Geometry { buckets, slots, bits, semi_sorted: self.is_semi_sorted() }
+    }
+
+    /// Bits of the payload the buckets use; the rest of its last byte must be zero.
+    pub(crate) fn used_bits(&self) -> usize {
+        self.buckets * self.bucket_bits
+    }
+
+    /// The first bucket whose bytes are not a valid encoding (only semi-sorted buckets have
+    /// invalid encodings: a code for the sorted nibbles beyond the 3876 that exist). Lookups treat
+    /// such a bucket's low nibbles as zero, harmlessly; readers of untrusted bytes reject it.
+    pub(crate) fn first_invalid_bucket(&self) -> Option<usize> {
+        if !self.is_semi_sorted() {
+            return None;
+        }
+        (0..self.buckets).find(|&bucket| {
+            let bit = bucket * self.bucket_bits;
+            !semisort::is_valid(u128::load(self.bytes.as_ref(), bit / 8) >> (bit % 8) as u32)
         })
     }
 
@@ -426,7 +446,7 @@ mod tests {
             buckets in 1usize..20,
             writes in proptest::collection::vec((any::<usize>(), any::<usize>(), any::<u32>()), 0..200),
         ) {
-            let mut table = Table::new(buckets, slots, bits);
+            let mut table = Table::new(Geometry { buckets, slots, bits, semi_sorted: false });
             let mut model = vec![vec![0u32; slots]; buckets];
             let mask = if bits == 32 { u32::MAX } else { (1u32 << bits) - 1 };
             for (b, s, v) in writes {
@@ -456,7 +476,7 @@ mod tests {
             buckets in 1usize..12,
             writes in proptest::collection::vec((any::<usize>(), any::<usize>(), any::<u32>()), 0..200),
         ) {
-            let mut table = Table::new_semi_sorted(buckets, bits);
+            let mut table = Table::new(Geometry { buckets, slots: 4, bits, semi_sorted: true });
             let mut model = vec![[0u32; 4]; buckets];
             let mask = if bits == 32 { u32::MAX } else { (1u32 << bits) - 1 };
             for (b, s, v) in writes {
@@ -490,26 +510,33 @@ mod tests {
 
     #[test]
     fn a_borrowed_table_reads_like_the_owned_one() {
-        let mut owned = Table::new(10, 4, 12);
+        let geometry = Geometry { buckets: 10, slots: 4, bits: 12, semi_sorted: false };
+        let mut owned = Table::new(geometry);
         owned.set(3, 1, 0xabc);
         let bytes = owned.bytes.clone();
-        let view = Table::from_bytes(&bytes[..], 10, 4, 12).unwrap();
+        let view = Table::from_bytes(&bytes[..], geometry).unwrap();
         assert_eq!(view.get(3, 1), 0xabc);
         assert_eq!(view.find(3, 0xabc), Some(1));
-        assert!(Table::from_bytes(&bytes[1..], 10, 4, 12).is_none());
-        assert!(Table::from_bytes(&bytes[..], usize::MAX, 8, 32).is_none());
+        assert!(Table::from_bytes(&bytes[1..], geometry).is_none());
+        let huge = Geometry { buckets: usize::MAX, slots: 8, bits: 32, semi_sorted: false };
+        assert!(Table::from_bytes(&bytes[..], huge).is_none());
+        assert!(huge.payload_len().is_none());
+    }
+
+    fn probe_of(slots: usize, bits: u32) -> Probe {
+        Table::new(Geometry { buckets: 2, slots, bits, semi_sorted: false }).probe
     }
 
     #[test]
     fn probes_are_chosen_by_bucket_width() {
-        assert_eq!(Table::new(2, 4, 12).probe, Probe::Slots4Bits12);
-        assert_eq!(Table::new(2, 8, 16).probe, Probe::Slots8Bits16);
-        assert!(matches!(Table::new(2, 4, 13).probe, Probe::Word64(_)));
-        assert!(matches!(Table::new(2, 4, 15).probe, Probe::Word64(_)));
-        assert!(matches!(Table::new(2, 2, 32).probe, Probe::Word64(_)));
-        assert!(matches!(Table::new(2, 2, 31).probe, Probe::Word128(_)));
-        assert!(matches!(Table::new(2, 8, 15).probe, Probe::Word128(_)));
-        assert!(matches!(Table::new(2, 4, 32).probe, Probe::Word128(_)));
-        assert!(matches!(Table::new(2, 8, 17).probe, Probe::Slotwise));
+        assert_eq!(probe_of(4, 12), Probe::Slots4Bits12);
+        assert_eq!(probe_of(8, 16), Probe::Slots8Bits16);
+        assert!(matches!(probe_of(4, 13), Probe::Word64(_)));
+        assert!(matches!(probe_of(4, 15), Probe::Word64(_)));
+        assert!(matches!(probe_of(2, 32), Probe::Word64(_)));
+        assert!(matches!(probe_of(2, 31), Probe::Word128(_)));
+        assert!(matches!(probe_of(8, 15), Probe::Word128(_)));
+        assert!(matches!(probe_of(4, 32), Probe::Word128(_)));
+        assert!(matches!(probe_of(8, 17), Probe::Slotwise));
     }
 }

@@ -17,8 +17,15 @@ pub(crate) const SLOTS: usize = 4;
 pub(crate) const CODE_BITS: u32 = 12;
 const CODES: usize = 3876;
 
-/// `DECODE[code]`: the four sorted nibbles, nibble `k` in bits `4k..4k+4`.
-static DECODE: [u16; CODES] = decode_table();
+/// `DECODE[code]`: the four sorted nibbles, nibble `k` in bits `4k..4k+4`. The table covers all
+/// 4096 values of a 12-bit field: codes from 3876 on are invalid (readers reject them) and decode
+/// to zeros, so corrupt bytes can never make a lookup index out of bounds.
+static DECODE: [u16; 1 << CODE_BITS] = decode_table();
+
+/// Whether a stored bucket (its bits at the bottom) has a valid code.
+pub(crate) fn is_valid(bucket: u128) -> bool {
+    (bucket as usize & ((1 << CODE_BITS) - 1)) < CODES
+}
 
 /// `binomial(n, k)` for the ranking below (n < 20, k <= 4).
 const fn binomial(n: u32, k: u32) -> u32 {
@@ -40,8 +47,8 @@ const fn encode_sorted(a: u32, b: u32, c: u32, d: u32) -> u32 {
     binomial(a, 1) + binomial(b + 1, 2) + binomial(c + 2, 3) + binomial(d + 3, 4)
 }
 
-const fn decode_table() -> [u16; CODES] {
-    let mut table = [0u16; CODES];
+const fn decode_table() -> [u16; 1 << CODE_BITS] {
+    let mut table = [0u16; 1 << CODE_BITS];
     let mut d = 0;
     while d < 16 {
         let mut c = 0;
@@ -123,6 +130,8 @@ mod tests {
             }
         }
         assert!(seen.iter().all(|&s| s));
+        assert!(is_valid(CODES as u128 - 1) && !is_valid(CODES as u128) && !is_valid(4095));
+        assert_eq!(decode_lanes(4095, 12), 0, "invalid codes decode to zeros");
     }
 
     proptest! {

@@ -30,12 +30,19 @@ fn filters() -> [CuckooFilter; 2] {
     })
 }
 
-/// The child: saves the two filters alternately until killed.
+/// The child: saves the two filters alternately until killed. It also stops by itself if the
+/// test that started it is gone (then it has been re-parented) or after a minute, so that a
+/// failed or interrupted test never leaves it running.
 fn saver(path: &Path) -> ! {
     let filters = filters();
+    let parent = std::os::unix::process::parent_id();
+    let started = std::time::Instant::now();
     loop {
         for filter in &filters {
             filter.save(path).unwrap();
+        }
+        if std::os::unix::process::parent_id() != parent || started.elapsed().as_secs() > 60 {
+            std::process::exit(0);
         }
     }
 }

@@ -76,11 +76,8 @@ impl PathSearch {
     #[inline]
     pub(crate) fn prefetch_for_insert(table: &Table, addressing: &Addressing, (b1, b2): (usize, usize)) {
         if table.find(b1, 0).is_none() && table.find(b2, 0).is_none() {
-            for bucket in [b1, b2] {
-                for slot in 0..table.slots() {
-                    table.prefetch(addressing.alternate(bucket, table.get(bucket, slot)));
-                }
-            }
+            prefetch_alternates(table, addressing, b1);
+            prefetch_alternates(table, addressing, b2);
         }
     }
 
@@ -103,9 +100,7 @@ impl PathSearch {
             // fingerprints could move to, so that their cache misses overlap, then examine them.
             let level_end = self.queue.len();
             for node in &self.queue[head..level_end] {
-                for slot in 0..table.slots() {
-                    table.prefetch(addressing.alternate(node.bucket, table.get(node.bucket, slot)));
-                }
+                prefetch_alternates(table, addressing, node.bucket);
             }
             while head < level_end {
                 let node = self.queue[head];
@@ -164,5 +159,14 @@ impl PathSearch {
             node = parent;
         }
         table.set(node.bucket, hole, fingerprint);
+    }
+}
+
+/// Starts fetching the alternate bucket of every fingerprint in `bucket`: where the path search
+/// looks after `bucket`.
+#[inline]
+fn prefetch_alternates(table: &Table, addressing: &Addressing, bucket: usize) {
+    for slot in 0..table.slots() {
+        table.prefetch(addressing.alternate(bucket, table.get(bucket, slot)));
     }
 }

@@ -24,7 +24,7 @@ impl QFilter {
 impl<K: Key> Contender<K> for QFilter {
     fn config(&self) -> String {
         format!(
-            "p = {}, {}-bit fingerprints, capacity {}",
+            "p = {}, {} hash bits per item (quotient + remainder), capacity {}",
             percent(self.fpr),
             self.filter.fingerprint_size(),
             grouped(self.filter.capacity() as usize)

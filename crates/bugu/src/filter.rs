@@ -463,7 +463,8 @@ impl FilterMut for CuckooFilter {
 
     #[inline]
     fn remove_hash(&mut self, hash: u64) -> bool {
-        let (fingerprint, b1, b2) = self.lookup.addressing.locate(hash);
+        // Both buckets are fetched at once: the second is needed whenever the first lacks a copy.
+        let (fingerprint, b1, b2) = self.lookup.locate_and_prefetch(hash);
         for bucket in [b1, b2] {
             if let Some(slot) = self.lookup.table.find(bucket, fingerprint) {
                 self.lookup.table.set(bucket, slot, 0);

@@ -169,6 +169,17 @@ impl Section {
         Section { config, len: filter.len(), payload_len, tail_len: tail_len(payload_len) }
     }
 
+    /// The section's table over `bytes` (its payload plus padding).
+    pub(crate) fn table<S: AsRef<[u8]>>(&self, bytes: S) -> Result<Table<S>, PersistError> {
+        let c = &self.config;
+        let too_large = InvalidParameter::TooLarge {
+            buckets: c.buckets as u64,
+            bucket_size: c.bucket_size as u8,
+            bits: c.fingerprint_bits as u8,
+        };
+        Table::from_bytes(bytes, c.geometry()).ok_or(too_large.into())
+    }
+
     /// Bytes of the whole section: parameters, payload and tail.
     pub(crate) fn section_len(&self) -> usize {
         SECTION_PARAMS_LEN + self.payload_len + self.tail_len

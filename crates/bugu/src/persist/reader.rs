@@ -12,9 +12,9 @@ use std::io::{self, Read};
 use xxhash_rust::xxh3::Xxh3;
 
 use crate::filter::CuckooFilter;
-use crate::table::{PADDING, Table};
+use crate::table::PADDING;
 
-use super::error::{InvalidParameter, PersistError};
+use super::error::PersistError;
 use super::format::{
     CHECKSUM_LEN, FilterKind, HEADER_LEN, SECTION_PARAMS_LEN, Section, check_content, check_zeros,
     expect_kind, parse_header,
@@ -115,12 +115,7 @@ impl<R: Read> Decoder<R> {
         let tail = &mut tail[..section.tail_len];
         let tail_offset = self.offset;
         self.fill(tail, "padding")?;
-        let c = &section.config;
-        let table = Table::from_bytes(table_bytes, c.geometry()).ok_or(InvalidParameter::TooLarge {
-            buckets: c.buckets as u64,
-            bucket_size: c.bucket_size as u8,
-            bits: c.fingerprint_bits as u8,
-        })?;
+        let table = section.table(table_bytes)?;
         if let Err(e) =
             check_zeros(tail, tail_offset).and_then(|()| check_content(&table, section.len, payload_offset))
         {

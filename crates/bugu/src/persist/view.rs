@@ -10,7 +10,7 @@ use crate::filter::{CuckooFilter, Lookup};
 use crate::membership::Filter;
 use crate::table::{PADDING, Table};
 
-use super::error::{InvalidParameter, PersistError};
+use super::error::PersistError;
 use super::format::{
     CHECKSUM_LEN, FilterKind, HEADER_LEN, SECTION_PARAMS_LEN, Section, check_content, check_stray_bits,
     check_zeros, expect_kind, parse_header,
@@ -85,12 +85,7 @@ impl<'a> ViewCursor<'a> {
         }
         let table_bytes = &self.bytes[payload_offset..payload_offset + section.payload_len + PADDING];
         self.pos += section.payload_len + section.tail_len;
-        let c = &section.config;
-        let table = Table::from_bytes(table_bytes, c.geometry()).ok_or(InvalidParameter::TooLarge {
-            buckets: c.buckets as u64,
-            bucket_size: c.bucket_size as u8,
-            bits: c.fingerprint_bits as u8,
-        })?;
+        let table = section.table(table_bytes)?;
         let view = SectionView {
             config: section.config,
             len: section.len,

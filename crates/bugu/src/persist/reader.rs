@@ -12,7 +12,7 @@ use std::io::{self, Read};
 use xxhash_rust::xxh3::Xxh3;
 
 use crate::filter::CuckooFilter;
-use crate::table::PADDING;
+use crate::table::{PADDING, reserve_buffer};
 
 use super::error::PersistError;
 use super::format::{
@@ -129,8 +129,8 @@ impl<R: Read> Decoder<R> {
         let total = payload_len + PADDING;
         let mut bytes = Vec::new();
         if proven {
-            // The input holds these bytes: one exact allocation.
-            bytes.try_reserve_exact(total).map_err(io::Error::other)?;
+            // The input holds these bytes: one exact allocation, advised as a new table's is.
+            bytes = reserve_buffer(total).map_err(io::Error::other)?;
             bytes.resize(payload_len, 0);
             self.fill(&mut bytes, "payload")?;
         } else {

@@ -403,20 +403,32 @@ const HUGE_PAGE: usize = 2 << 20;
 /// the zeroed pages are faulted in as huge pages where the kernel allows.
 fn zeroed_buffer(len: usize) -> Vec<u8> {
     let buffer = vec![0u8; len];
-    if len >= HUGE_PAGE_THRESHOLD {
-        advise_huge_pages(&buffer);
-    }
+    advise_huge_pages(buffer.as_ptr(), buffer.len());
     buffer
 }
 
+/// An empty buffer with room for a table of `len` bytes (payload and padding), advised like
+/// [`zeroed_buffer`]'s before anything is written to it: for readers that fill a table from a file.
+pub(crate) fn reserve_buffer(len: usize) -> Result<Vec<u8>, std::collections::TryReserveError> {
+    let mut buffer = Vec::new();
+    buffer.try_reserve_exact(len)?;
+    advise_huge_pages(buffer.as_ptr(), buffer.capacity());
+    Ok(buffer)
+}
+
+/// Advises huge pages for the whole 2 MiB pages inside the `len` bytes of an allocation starting
+/// at `start`, if they are at least [`HUGE_PAGE_THRESHOLD`] bytes.
 #[cfg(all(target_os = "linux", not(miri)))]
-fn advise_huge_pages(buffer: &[u8]) {
-    let start = buffer.as_ptr() as usize;
-    let aligned = start.next_multiple_of(HUGE_PAGE);
-    let end = (start + buffer.len()) / HUGE_PAGE * HUGE_PAGE;
+fn advise_huge_pages(start: *const u8, len: usize) {
+    if len < HUGE_PAGE_THRESHOLD {
+        return;
+    }
+    let aligned = (start as usize).next_multiple_of(HUGE_PAGE);
+    let end = (start as usize + len) / HUGE_PAGE * HUGE_PAGE;
     if end > aligned {
-        // SAFETY: [aligned, end) lies inside `buffer`'s allocation; MADV_HUGEPAGE only changes how
-        // the kernel backs those pages, never their contents or validity. Failure is harmless.
+        // SAFETY: [aligned, end) lies inside the allocation of `len` bytes at `start`; MADV_HUGEPAGE
+        // only changes how the kernel backs those pages, never their contents or validity. Failure
+        // is harmless.
         unsafe {
             libc::madvise(aligned as *mut libc::c_void, end - aligned, libc::MADV_HUGEPAGE);
         }
@@ -424,7 +436,7 @@ fn advise_huge_pages(buffer: &[u8]) {
 }
 
 #[cfg(any(not(target_os = "linux"), miri))]
-fn advise_huge_pages(_buffer: &[u8]) {}
+fn advise_huge_pages(_start: *const u8, _len: usize) {}
 
 fn gcd(mut a: u32, mut b: u32) -> u32 {
     while b != 0 {

@@ -452,6 +452,15 @@ impl FilterMut for CuckooFilter {
         self.insert_located(located)
     }
 
+    /// Locates the hash once for both the presence check and the insert.
+    fn insert_unique_hash(&mut self, hash: u64) -> Result<bool, InsertError> {
+        let located @ (fingerprint, b1, b2) = self.lookup.locate_and_prefetch(hash);
+        if self.lookup.table.contains_either(b1, b2, fingerprint) {
+            return Ok(false);
+        }
+        self.insert_located(located).map(|()| true)
+    }
+
     fn insert_hash_batch(&mut self, hashes: &[u64]) -> Vec<Result<(), InsertError>> {
         self.insert_pipelined(hashes.iter().copied())
     }

@@ -11,16 +11,8 @@ use bugu::{CuckooFilter, Filter};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&mode, rest)) = data.split_first() else { return };
-    let owned;
-    let bytes = if mode & 1 == 1 {
-        let mut sealed = rest.to_vec();
-        sealed.extend(xxhash_rust::xxh3::xxh3_64(rest).to_le_bytes());
-        owned = sealed;
-        &owned[..]
-    } else {
-        rest
-    };
+    let Some(bytes) = bugu_fuzz::file_bytes(data) else { return };
+    let bytes = &bytes[..];
     let from_bytes = CuckooFilter::from_bytes(bytes);
     let mut reader = bytes;
     let streamed = CuckooFilter::read_from(&mut reader);

@@ -9,16 +9,8 @@ use bugu::{CuckooFilter, CuckooView, Filter};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&mode, rest)) = data.split_first() else { return };
-    let owned;
-    let bytes = if mode & 1 == 1 {
-        let mut sealed = rest.to_vec();
-        sealed.extend(xxhash_rust::xxh3::xxh3_64(rest).to_le_bytes());
-        owned = sealed;
-        &owned[..]
-    } else {
-        rest
-    };
+    let Some(bytes) = bugu_fuzz::file_bytes(data) else { return };
+    let bytes = &bytes[..];
     let hashes: Vec<u64> =
         bytes.chunks(8).map(|c| c.iter().fold(0u64, |h, &b| h << 8 | u64::from(b))).chain([0, u64::MAX]).collect();
 

@@ -9,19 +9,28 @@
 /// 32 cache lines in flight: enough to cover memory latency, few enough to stay in L1.
 pub(crate) const LOOKAHEAD: usize = 16;
 
-/// A ring of located items running [`LOOKAHEAD`] positions ahead of the consumer.
+/// A ring of located items running [`LOOKAHEAD`] positions ahead of the consumer. Plain slots
+/// and two counters (no `Option` per slot): the ring is on the hot path of every batched call.
 pub(crate) struct Lookahead<L, I> {
-    ring: [Option<L>; LOOKAHEAD],
+    ring: [L; LOOKAHEAD],
+    /// Items handed out so far.
     next: usize,
+    /// Items located so far (at most `next + LOOKAHEAD`).
+    located: usize,
     hashes: I,
 }
 
-impl<L: Copy, I: Iterator<Item = u64>> Lookahead<L, I> {
+impl<L: Copy + Default, I: Iterator<Item = u64>> Lookahead<L, I> {
     /// Locates (and prefetches, via `locate`) the first [`LOOKAHEAD`] items.
     pub(crate) fn new(hashes: impl IntoIterator<IntoIter = I>, mut locate: impl FnMut(u64) -> L) -> Self {
         let mut hashes = hashes.into_iter();
-        let ring = std::array::from_fn(|_| hashes.next().map(&mut locate));
-        Lookahead { ring, next: 0, hashes }
+        let mut ring = [L::default(); LOOKAHEAD];
+        let mut located = 0;
+        for (slot, hash) in ring.iter_mut().zip(&mut hashes) {
+            *slot = locate(hash);
+            located += 1;
+        }
+        Lookahead { ring, next: 0, located, hashes }
     }
 
     /// The located item `distance` (< [`LOOKAHEAD`]) positions after the one [`next`](Self::next)
@@ -29,15 +38,21 @@ impl<L: Copy, I: Iterator<Item = u64>> Lookahead<L, I> {
     #[inline(always)]
     pub(crate) fn peek(&self, distance: usize) -> Option<&L> {
         debug_assert!(distance < LOOKAHEAD);
-        self.ring[(self.next + distance) % LOOKAHEAD].as_ref()
+        (self.next + distance < self.located).then(|| &self.ring[(self.next + distance) % LOOKAHEAD])
     }
 
     /// The next located item, in input order; locates the item [`LOOKAHEAD`] further on.
     #[inline(always)]
     pub(crate) fn next(&mut self, locate: impl FnOnce(u64) -> L) -> Option<L> {
+        if self.next == self.located {
+            return None;
+        }
         let slot = &mut self.ring[self.next % LOOKAHEAD];
-        let current = slot.take()?;
-        *slot = self.hashes.next().map(locate);
+        let current = *slot;
+        if let Some(hash) = self.hashes.next() {
+            *slot = locate(hash);
+            self.located += 1;
+        }
         self.next += 1;
         Some(current)
     }

@@ -55,7 +55,7 @@ impl<S: AsRef<[u8]>> Lookup<S> {
         Lookup { addressing: Addressing::new(table.buckets(), table.bits()), table }
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn contains_hash(&self, hash: u64) -> bool {
         let (fingerprint, b1, b2) = self.addressing.locate(hash);
         self.table.contains_either(b1, b2, fingerprint)
@@ -72,10 +72,9 @@ impl<S: AsRef<[u8]>> Lookup<S> {
     pub(crate) fn contains_pipelined(&self, hashes: impl IntoIterator<Item = u64>) -> Vec<bool> {
         let hashes = hashes.into_iter();
         let mut found = Vec::with_capacity(hashes.size_hint().0);
-        let mut ahead = Lookahead::new(hashes, |hash| self.locate_and_prefetch(hash));
-        while let Some((fingerprint, b1, b2)) = ahead.next(|hash| self.locate_and_prefetch(hash)) {
-            found.push(self.table.contains_either(b1, b2, fingerprint));
-        }
+        let locate = |hash| self.locate_and_prefetch(hash);
+        let mut ahead = Lookahead::new(hashes, locate);
+        self.table.contains_each(std::iter::from_fn(|| ahead.next(locate)), &mut found);
         found
     }
 
@@ -394,7 +393,7 @@ impl Filter for CuckooFilter {
         self.config.seed
     }
 
-    #[inline]
+    #[inline(always)]
     fn contains_hash(&self, hash: u64) -> bool {
         self.lookup.contains_hash(hash)
     }

@@ -312,9 +312,21 @@ impl<S: AsRef<[u8]>> Table<S> {
 
     /// Whether either of two buckets holds `fingerprint`: the lookup of every filter. Both buckets
     /// are loaded unconditionally, so their cache misses overlap.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn contains_either(&self, b1: usize, b2: usize, fingerprint: u32) -> bool {
         self.probe(ContainsEither { buckets: [b1, b2], fingerprint })
+    }
+
+    /// [`contains_either`](Self::contains_either) for each located `(fingerprint, b1, b2)`, in
+    /// order, appended to `found`. The geometry is dispatched once for the whole run, so the loop
+    /// body is the bare kernel (batched lookups).
+    #[inline]
+    pub(crate) fn contains_each(
+        &self,
+        located: impl Iterator<Item = (u32, usize, usize)>,
+        found: &mut Vec<bool>,
+    ) {
+        self.probe(ContainsEach { located, found })
     }
 
     /// The first slot holding `fingerprint` (pass 0 to find an empty slot).
@@ -391,6 +403,26 @@ impl BucketOp for ContainsEither {
     }
     fn on_slots(self, slots: usize, get: impl Fn(usize, usize) -> u32) -> bool {
         self.buckets.iter().any(|&bucket| (0..slots).any(|slot| get(bucket, slot) == self.fingerprint))
+    }
+}
+
+struct ContainsEach<'a, I> {
+    located: I,
+    found: &'a mut Vec<bool>,
+}
+
+impl<I: Iterator<Item = (u32, usize, usize)>> BucketOp for ContainsEach<'_, I> {
+    type Output = ();
+    #[inline(always)]
+    fn on_words<W: Word>(self, lanes: &Lanes<W>, window: impl Fn(usize) -> W) {
+        for (fingerprint, b1, b2) in self.located {
+            self.found.push(ContainsEither { buckets: [b1, b2], fingerprint }.on_words(lanes, &window));
+        }
+    }
+    fn on_slots(self, slots: usize, get: impl Fn(usize, usize) -> u32) {
+        for (fingerprint, b1, b2) in self.located {
+            self.found.push(ContainsEither { buckets: [b1, b2], fingerprint }.on_slots(slots, &get));
+        }
     }
 }
 

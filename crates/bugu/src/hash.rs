@@ -94,7 +94,10 @@ impl std::fmt::Debug for PortableHasher {
 }
 
 impl Hasher for PortableHasher {
-    #[inline]
+    // `write` and `finish` are forced inline: for a fixed-size key the buffer length is then a
+    // constant and the length dispatch of XXH3 folds away (measured: one call and ~20 instructions
+    // less per lookup in the comparison harness).
+    #[inline(always)]
     fn write(&mut self, bytes: &[u8]) {
         if let Some(state) = &mut self.streaming {
             state.update(bytes);
@@ -110,7 +113,7 @@ impl Hasher for PortableHasher {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn finish(&self) -> u64 {
         match &self.streaming {
             Some(state) => state.digest(),

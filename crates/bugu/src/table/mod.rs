@@ -398,8 +398,11 @@ impl BucketOp for ContainsEither {
     type Output = bool;
     #[inline(always)]
     fn on_words<W: Word>(self, lanes: &Lanes<W>, window: impl Fn(usize) -> W) -> bool {
-        let [b1, b2] = self.buckets.map(|bucket| lanes.matching_lanes(window(bucket), self.fingerprint));
-        b1 | b2 != W::ZERO
+        // Two plain calls, not `array::map`: that one is not always inlined for u128 words.
+        let [b1, b2] = self.buckets;
+        lanes.matching_lanes(window(b1), self.fingerprint)
+            | lanes.matching_lanes(window(b2), self.fingerprint)
+            != W::ZERO
     }
     fn on_slots(self, slots: usize, get: impl Fn(usize, usize) -> u32) -> bool {
         self.buckets.iter().any(|&bucket| (0..slots).any(|slot| get(bucket, slot) == self.fingerprint))

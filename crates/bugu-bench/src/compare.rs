@@ -49,11 +49,12 @@ pub struct Options {
     pub clock: Clock,
 }
 
-/// The default rows: bugu at each width in `bits`, bugu batched at each width in `batched`, then
-/// every peer.
-pub fn lineup(bits: &[u32], batched: &[u32]) -> Vec<Kind> {
+/// The default rows: bugu at each width in `bits`, bugu batched at each width in `batched`, bugu
+/// semi-sorted at each width in `semi_sorted`, then every peer.
+pub fn lineup(bits: &[u32], batched: &[u32], semi_sorted: &[u32]) -> Vec<Kind> {
     let mut kinds: Vec<Kind> = bits.iter().map(|&bits| Kind::Bugu { bits, batched: false }).collect();
     kinds.extend(batched.iter().map(|&bits| Kind::Bugu { bits, batched: true }));
+    kinds.extend(semi_sorted.iter().map(|&bits| Kind::BuguSemiSorted { bits }));
     kinds.extend(PEERS);
     kinds
 }
@@ -140,9 +141,12 @@ mod tests {
 
     #[test]
     fn lineup_and_selection() {
-        let kinds = lineup(&[8, 12], &[12]);
-        assert_eq!(kinds.len(), 3 + PEERS.len());
+        let kinds = lineup(&[8, 12], &[12], &[13]);
+        assert_eq!(kinds.len(), 4 + PEERS.len());
         let names: Vec<String> = select(kinds, &["bugu-12".to_string()]).iter().map(Kind::name).collect();
         assert_eq!(names, vec!["bugu-12", "bugu-12 batched"]);
+        let names: Vec<String> =
+            select(lineup(&[12], &[], &[13]), &["semi".to_string()]).iter().map(Kind::name).collect();
+        assert_eq!(names, vec!["bugu-13 semi-sorted"]);
     }
 }

@@ -18,7 +18,7 @@ fn options(key_type: KeyType) -> Options {
         seed: 7,
         max_lookups: KEYS,
         batch: 64,
-        kinds: compare::lineup(&[8, 12, 16], &[12]),
+        kinds: compare::lineup(&[8, 12, 16], &[12], &[13]),
         clock: Clock::Thread,
     }
 }
@@ -51,7 +51,7 @@ fn every_filter_runs_without_false_negatives() {
         let table = csv::measurements(&report);
         assert_eq!(table.lines().count(), 1 + options.kinds.len());
         // Ratios: one row per (bugu row, peer).
-        assert_eq!(csv::ratios(&report).lines().count(), 1 + 4 * PEERS.len());
+        assert_eq!(csv::ratios(&report).lines().count(), 1 + 5 * PEERS.len());
 
         let text = markdown::render(&report);
         for kind in &options.kinds {

@@ -95,8 +95,9 @@ impl std::fmt::Debug for PortableHasher {
 
 impl Hasher for PortableHasher {
     // `write` and `finish` are forced inline: for a fixed-size key the buffer length is then a
-    // constant and the length dispatch of XXH3 folds away (measured: one call and ~20 instructions
-    // less per lookup in the comparison harness).
+    // constant and XXH3's length dispatch folds away. Left to the compiler, `finish` stayed an
+    // out-of-line call in generic callers, and one-by-one lookups at 10^7 keys in the comparison
+    // harness took 107-157 ns instead of 66-75 ns.
     #[inline(always)]
     fn write(&mut self, bytes: &[u8]) {
         if let Some(state) = &mut self.streaming {

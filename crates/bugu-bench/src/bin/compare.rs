@@ -70,6 +70,9 @@ struct Cli {
     /// bugu fingerprint widths with a batched row (insert_batch / contains_batch).
     #[arg(long, value_delimiter = ',', default_value = "12")]
     batched_bits: Vec<u32>,
+    /// bugu fingerprint widths with a semi-sorted row (bucket size 4; empty for none).
+    #[arg(long, value_delimiter = ',', default_value = "13")]
+    semi_sorted_bits: Vec<u32>,
     /// Only the rows whose name contains one of these (comma-separated), e.g. bugu-12,fastbloom.
     #[arg(long, value_delimiter = ',')]
     filters: Vec<String>,
@@ -118,7 +121,13 @@ fn main() -> ExitCode {
     let (kinds, default_sizes) = if cli.seed_table {
         (seed_table::KINDS.to_vec(), seed_table::SIZES.to_vec())
     } else {
-        (compare::select(compare::lineup(&cli.bugu_bits, &cli.batched_bits), &cli.filters), vec![1_000_000])
+        (
+            compare::select(
+                compare::lineup(&cli.bugu_bits, &cli.batched_bits, &cli.semi_sorted_bits),
+                &cli.filters,
+            ),
+            vec![1_000_000],
+        )
     };
     if kinds.is_empty() {
         eprintln!("no filter matches --filters {}", cli.filters.join(","));

@@ -26,6 +26,18 @@ impl Bugu {
         Bugu { filter, batched, batch: settings.batch.max(1) }
     }
 
+    /// `bits`-bit fingerprints in semi-sorted buckets of 4, one by one.
+    pub fn semi_sorted(settings: &Settings, bits: u32) -> Self {
+        let filter = CuckooFilter::builder()
+            .capacity(settings.capacity)
+            .fingerprint_bits(bits)
+            .bucket_size(4)
+            .semi_sorted(true)
+            .build()
+            .expect("semi-sorted buckets accept widths 4..=32 and any positive capacity");
+        Bugu { filter, batched: false, batch: settings.batch.max(1) }
+    }
+
     /// Fingerprint width chosen by bugu for the run's target rate.
     pub fn with_rate(settings: &Settings) -> Self {
         let filter = CuckooFilter::builder()

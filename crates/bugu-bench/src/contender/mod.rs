@@ -103,6 +103,11 @@ pub enum Kind {
         /// Whether inserts and lookups go through `insert_batch` / `contains_batch`.
         batched: bool,
     },
+    /// bugu with `bits`-bit fingerprints in semi-sorted 4-slot buckets (one bit less per item).
+    BuguSemiSorted {
+        /// Fingerprint width.
+        bits: u32,
+    },
     /// bugu configured from the run's target false-positive rate (the seed table's cuckoo row).
     BuguRate,
     /// `cuckoofilter` 0.5: 8-bit fingerprints, 4 slots, power-of-two buckets, SipHash.
@@ -138,6 +143,7 @@ impl Kind {
         match self {
             Kind::Bugu { bits, batched: false } => format!("bugu-{bits}"),
             Kind::Bugu { bits, batched: true } => format!("bugu-{bits} batched"),
+            Kind::BuguSemiSorted { bits } => format!("bugu-{bits} semi-sorted"),
             Kind::BuguRate => "bugu".to_string(),
             Kind::CuckooFilter => "cuckoofilter".to_string(),
             Kind::Scalable => "scalable_cuckoo_filter".to_string(),
@@ -151,7 +157,7 @@ impl Kind {
 
     /// Whether this row is bugu (ratios are printed for bugu rows against the others).
     pub fn is_bugu(&self) -> bool {
-        matches!(self, Kind::Bugu { .. } | Kind::BuguRate)
+        matches!(self, Kind::Bugu { .. } | Kind::BuguSemiSorted { .. } | Kind::BuguRate)
     }
 
     /// Whether this row is another view of a filter already in the table (same memory and
@@ -164,6 +170,7 @@ impl Kind {
     pub fn build<'k, K: Key + 'k>(&self, settings: &Settings) -> Box<dyn Contender<K> + 'k> {
         match *self {
             Kind::Bugu { bits, batched } => Box::new(bugu::Bugu::with_bits(settings, bits, batched)),
+            Kind::BuguSemiSorted { bits } => Box::new(bugu::Bugu::semi_sorted(settings, bits)),
             Kind::BuguRate => Box::new(bugu::Bugu::with_rate(settings)),
             Kind::CuckooFilter => Box::new(cuckoofilter::CuckooFilter::new(settings)),
             Kind::Scalable => Box::new(scalable::Scalable::new(settings)),

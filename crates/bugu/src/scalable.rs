@@ -73,6 +73,19 @@
 //! by 2) is the newest level's free room, which any chain pays right after growing; the wider
 //! fingerprints cost the rest.
 //!
+//! That factor is a floor for every design that grows by doubling, not only for chains: grown from
+//! 1,000 by doubling, a filter holding 10M items has room for `2^14 x 1,000 = 16.4M`, so even with
+//! the pre-sized filter's own 13-bit fingerprints it costs `13.7 x 16.4 / 10 = 22.4` bits per item,
+//! 1.64x the pre-sized filter's 13.7 (an in-place doubling design such as InfiniFilter or the
+//! Taffy cuckoo filter pays the same room and, to bound its rate, longer fingerprints too). Only a
+//! smaller growth factor lowers it, and in a chain that multiplies the levels every lookup probes.
+//!
+//! Lookups probe every level (newest first, stopping at the first match): an absent item costs
+//! two bucket probes per level, 28 at 10M items grown from 1,000 (the largest levels' probes
+//! miss the CPU caches), against two probes for a filter sized for 10M from the start.
+//! One-by-one lookups first start fetching the buckets of every level that does not fit in the
+//! cache, so those misses overlap.
+//!
 //! # Removal
 //!
 //! [`remove`](FilterMut::remove) deletes one matching fingerprint from the *newest* level that

@@ -74,6 +74,10 @@ enum Probe {
     Slots8Bits16,
     Word64(Lanes<u64>),
     Word128(Lanes<u128>),
+    /// A bucket of whole bytes (this many) that fits a `u64`: loaded without a bit shift.
+    Bytes64(Lanes<u64>, usize),
+    /// A bucket of whole bytes (this many) that fits a `u128`, e.g. 4 slots of 18 or 20 bits.
+    Bytes128(Lanes<u128>, usize),
     Slotwise,
     /// Semi-sorted buckets of 4, decoded into lanes that fit a `u64` (widths up to 16 bits).
     SemiSorted64(Lanes<u64>),
@@ -154,10 +158,14 @@ impl Table {
             (8, 16) => return Probe::Slots8Bits16,
             _ => {}
         }
+        // Buckets of whole bytes start on a byte: their windows need no shift.
+        let bucket_bytes = (bucket_bits % 8 == 0).then_some(bucket_bits as usize / 8);
         if bucket_bits + worst_shift <= u64::BITS {
-            Probe::Word64(Lanes::new(slots, bits))
+            let lanes = Lanes::new(slots, bits);
+            bucket_bytes.map_or(Probe::Word64(lanes), |bytes| Probe::Bytes64(lanes, bytes))
         } else if bucket_bits + worst_shift <= u128::BITS {
-            Probe::Word128(Lanes::new(slots, bits))
+            let lanes = Lanes::new(slots, bits);
+            bucket_bytes.map_or(Probe::Word128(lanes), |bytes| Probe::Bytes128(lanes, bytes))
         } else {
             Probe::Slotwise
         }
@@ -290,6 +298,8 @@ impl<S: AsRef<[u8]>> Table<S> {
             Probe::SemiSorted128(lanes) => op.on_words(lanes, |b| self.semi_sorted_lanes(b)),
             Probe::Word64(lanes) => op.on_words(lanes, |b| self.window::<u64>(b)),
             Probe::Word128(lanes) => op.on_words(lanes, |b| self.window::<u128>(b)),
+            Probe::Bytes64(lanes, bytes) => op.on_words(lanes, |b| self.byte_window::<u64>(b, *bytes)),
+            Probe::Bytes128(lanes, bytes) => op.on_words(lanes, |b| self.byte_window::<u128>(b, *bytes)),
             Probe::Slotwise => op.on_slots(self.slots, |b, slot| self.get(b, slot)),
         }
     }
@@ -580,10 +590,13 @@ mod tests {
         assert_eq!(probe_of(8, 16), Probe::Slots8Bits16);
         assert!(matches!(probe_of(4, 13), Probe::Word64(_)));
         assert!(matches!(probe_of(4, 15), Probe::Word64(_)));
-        assert!(matches!(probe_of(2, 32), Probe::Word64(_)));
+        assert!(matches!(probe_of(4, 14), Probe::Bytes64(_, 7)));
+        assert!(matches!(probe_of(2, 32), Probe::Bytes64(_, 8)));
         assert!(matches!(probe_of(2, 31), Probe::Word128(_)));
-        assert!(matches!(probe_of(8, 15), Probe::Word128(_)));
-        assert!(matches!(probe_of(4, 32), Probe::Word128(_)));
+        assert!(matches!(probe_of(8, 15), Probe::Bytes128(_, 15)));
+        assert!(matches!(probe_of(4, 17), Probe::Word128(_)));
+        assert!(matches!(probe_of(4, 18), Probe::Bytes128(_, 9)));
+        assert!(matches!(probe_of(4, 32), Probe::Bytes128(_, 16)));
         assert!(matches!(probe_of(8, 17), Probe::Slotwise));
     }
 }

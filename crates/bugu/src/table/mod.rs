@@ -7,8 +7,9 @@
 //! is built ([`Probe`]):
 //! - the hot geometries (2, 4 or 8 slots of 8, 12 or 16 bits) with constant masks and offsets;
 //! - any bucket that fits a `u64` window (e.g. 4 x 13 bits): one load, one shift, SWAR over the
-//!   lanes with masks computed at run time;
-//! - one that fits a `u128` window (e.g. 4 x 32 bits): the same on two words;
+//!   lanes with masks computed at run time (no shift when the bucket is whole bytes, e.g. 4 x 14);
+//! - one that fits a `u128` window (e.g. 4 x 17, or 4 x 18 bits without the shift): the same on
+//!   two words;
 //! - semi-sorted buckets of 4 ([`semisort`]): decoded into lanes, then the same SWAR;
 //! - otherwise (8 slots of more than 16 bits): slot by slot.
 //!

@@ -470,6 +470,21 @@ impl GrowableBuilder {
         self
     }
 
+    /// The growth policy these settings describe, for a resolved target and the levels' bucket
+    /// size, eviction limit and seed.
+    fn growth(&self, target: f64, (bucket_size, eviction_limit, seed): (usize, usize, u64)) -> Growth {
+        Growth {
+            target,
+            growth_factor: self.growth_factor,
+            tightening: self.tightening,
+            max_capacity: self.max_capacity,
+            max_levels: self.max_levels,
+            bucket_size,
+            eviction_limit,
+            seed,
+        }
+    }
+
     fn validate(&self, target: f64, initial: usize) -> Result<(), GrowableConfigError> {
         if !GROWTH_FACTORS.contains(&self.growth_factor) {
             return Err(GrowableConfigError::InvalidGrowthFactor(self.growth_factor));
@@ -500,16 +515,7 @@ impl GrowableBuilder {
     pub fn build(&self) -> Result<GrowableFilter, GrowableConfigError> {
         let target = self.target.unwrap_or(DEFAULT_TARGET_FALSE_POSITIVE_RATE);
         self.validate(target, self.initial_capacity)?;
-        let growth = Growth {
-            target,
-            growth_factor: self.growth_factor,
-            tightening: self.tightening,
-            max_capacity: self.max_capacity,
-            max_levels: self.max_levels,
-            bucket_size: self.bucket_size,
-            eviction_limit: self.eviction_limit,
-            seed: self.seed,
-        };
+        let growth = self.growth(target, (self.bucket_size, self.eviction_limit, self.seed));
         let first = growth.level_builder(0, self.initial_capacity, 0.0).build()?;
         Ok(GrowableFilter { levels: vec![first], growth, len: 0 })
     }
@@ -550,16 +556,7 @@ impl GrowableBuilder {
         if bound >= target {
             return Err(GrowableConfigError::FilterAboveTarget { bound, target });
         }
-        let growth = Growth {
-            target,
-            growth_factor: self.growth_factor,
-            tightening: self.tightening,
-            max_capacity: self.max_capacity,
-            max_levels: self.max_levels,
-            bucket_size: filter.bucket_size(),
-            eviction_limit: filter.eviction_limit(),
-            seed: filter.seed(),
-        };
+        let growth = self.growth(target, (filter.bucket_size(), filter.eviction_limit(), filter.seed()));
         Ok(GrowableFilter { len: filter.len(), levels: vec![filter], growth })
     }
 }

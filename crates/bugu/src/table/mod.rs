@@ -415,6 +415,9 @@ impl BucketOp for ContainsEither {
             | lanes.matching_lanes(window(b2), self.fingerprint)
             != W::ZERO
     }
+    // Inlined down to scalars, so that lookups of the other geometries do not first store this
+    // op for the slot-by-slot arm.
+    #[inline(always)]
     fn on_slots(self, slots: usize, get: impl Fn(usize, usize) -> u32) -> bool {
         self.buckets.iter().any(|&bucket| (0..slots).any(|slot| get(bucket, slot) == self.fingerprint))
     }

@@ -6,10 +6,12 @@
 //! - [`timing`] and [`run`]: timed phases, repeated, medians; correctness checks outside the
 //!   timed loops;
 //! - [`compare`]: rows × sizes; [`seed_table`]: the Bloom-vs-cuckoo table;
-//! - [`report`]: markdown, CSV and SVG charts.
+//! - [`report`]: markdown, CSV and SVG charts;
+//! - [`cli`]: argument parsing shared by the binaries.
 //!
 //! It is a measuring tool only: every figure it prints comes from the run that prints it.
 
+pub mod cli;
 pub mod compare;
 pub mod contender;
 pub mod machine;

@@ -10,6 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use bugu_bench::cli::parse_count;
 use bugu_bench::compare::{self, KeyType, Options};
 use bugu_bench::report::{Report, charts, csv, markdown};
 use bugu_bench::seed_table;
@@ -94,12 +95,11 @@ struct Sizes(Vec<usize>);
 fn parse_sizes(text: &str) -> Result<Sizes, String> {
     let mut sizes = Vec::new();
     for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let clean = part.replace('_', "");
-        let value: f64 = clean.parse().map_err(|_| format!("not a number of keys: {part}"))?;
-        if value.fract() != 0.0 || !(100.0..=1e9).contains(&value) {
-            return Err(format!("number of keys must be a whole number from 100 to 1e9: {part}"));
+        let keys = parse_count(part)?;
+        if !(100..=1_000_000_000).contains(&keys) {
+            return Err(format!("number of keys must be from 100 to 1e9: {part}"));
         }
-        sizes.push(value as usize);
+        sizes.push(keys);
     }
     if sizes.is_empty() {
         return Err("no sizes given".to_string());

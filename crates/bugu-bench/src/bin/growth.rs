@@ -18,6 +18,7 @@ use std::hint::black_box;
 use std::process::ExitCode;
 
 use bugu::{CuckooFilter, Filter, FilterMut, GrowableFilter};
+use bugu_bench::cli::parse_count;
 use bugu_bench::contender::{Contender, Kind, Settings};
 use bugu_bench::run::{Measurement, measure_with};
 use bugu_bench::timing::Clock;
@@ -60,15 +61,6 @@ struct Cli {
     /// Seed of the keys and of the lookup order.
     #[arg(long, default_value_t = 42)]
     seed: u64,
-}
-
-fn parse_count(text: &str) -> Result<usize, String> {
-    let cleaned = text.replace('_', "");
-    let value: f64 = cleaned.parse().map_err(|_| format!("not a number: {text}"))?;
-    if !(value >= 1.0 && value.fract() == 0.0 && value < 1e12) {
-        return Err(format!("expected a positive whole number, got {text}"));
-    }
-    Ok(value as usize)
 }
 
 /// The rows, each tagged by a `Kind` the harness carries through (it only uses the tag to call

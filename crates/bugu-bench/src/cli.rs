@@ -1,0 +1,32 @@
+//! Argument parsing shared by the benchmark binaries.
+
+/// A positive whole number written plainly, with `_` separators or in scientific notation:
+/// `10000000`, `10_000_000` and `1e7` are the same count.
+pub fn parse_count(text: &str) -> Result<usize, String> {
+    let cleaned = text.trim().replace('_', "");
+    let value: f64 = cleaned.parse().map_err(|_| format!("not a number: {text}"))?;
+    if !(value >= 1.0 && value.fract() == 0.0 && value < 1e12) {
+        return Err(format!("expected a positive whole number below 1e12, got {text}"));
+    }
+    Ok(value as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_are_read_in_every_spelling() {
+        assert_eq!(parse_count("10000000"), Ok(10_000_000));
+        assert_eq!(parse_count("10_000_000"), Ok(10_000_000));
+        assert_eq!(parse_count("1e7"), Ok(10_000_000));
+        assert_eq!(parse_count(" 2.5e3 "), Ok(2_500));
+    }
+
+    #[test]
+    fn non_counts_are_refused() {
+        for text in ["", "x", "0", "-5", "1.5", "1e12", "NaN", "inf"] {
+            assert!(parse_count(text).is_err(), "{text:?} accepted");
+        }
+    }
+}

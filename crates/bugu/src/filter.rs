@@ -453,7 +453,8 @@ impl FilterMut for CuckooFilter {
 
     /// Locates the hash once for both the presence check and the insert.
     fn insert_unique_hash(&mut self, hash: u64) -> Result<bool, InsertError> {
-        let located @ (fingerprint, b1, b2) = self.lookup.locate_and_prefetch(hash);
+        // No prefetch: `contains_either` loads both buckets at once anyway.
+        let located @ (fingerprint, b1, b2) = self.lookup.addressing.locate(hash);
         if self.lookup.table.contains_either(b1, b2, fingerprint) {
             return Ok(false);
         }

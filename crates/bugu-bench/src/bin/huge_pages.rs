@@ -98,7 +98,6 @@ fn run(cli: &Cli) -> Result<(), String> {
         insert_ratios.push(insert_huge / insert_small);
         kept = Some((huge, small));
     }
-    set_mode("madvise")?;
     let (huge, small) = kept.expect("at least one pair is built");
     println!(
         "{} keys, {}-bit fingerprints, {:.1} MiB per table; huge pages in use: {} KiB",
@@ -162,7 +161,7 @@ fn anon_huge_kib() -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
-/// "median m (quartiles q1-q3)" of `ratios`; `rounds` is at least 1 from the command line.
+/// "median m (quartiles q1-q3)" of `ratios`.
 fn quartiles(ratios: &mut [f64]) -> String {
     if ratios.is_empty() {
         return "no rounds".to_string();

@@ -1,13 +1,13 @@
 //! Configuration: the builder users fill in, validated into the exact geometry of a table.
 //!
-//! Sizing (DESIGN §4): the fingerprint width is the smallest `f` whose false-positive bound at
-//! full occupancy, `1 - (1 - 1/(2^f - 1))^(2b)`, meets the target; the bucket count is
-//! `m + 2 sqrt(m)` for `m = capacity / (b * target_load)`, rounded up to even (the alternate-bucket
-//! involution needs an even count), never a power of two. The target loads sit just below what our
-//! insertion reaches before its first failure (about 88%, 97% and 99.5% for 2, 4 and 8 slots with
-//! fingerprints of 8 bits or more), so a filter built for `n` items accepts `n` distinct items.
+//! The fingerprint width is the one set, or, from a false-positive rate, the smallest `f` whose
+//! bound at full occupancy, `1 - (1 - 1/(2^f - 1))^(2b)`, meets the rate (widened further if the
+//! capacity needs it). The bucket count comes from [`crate::sizing`]: exact for the capacity, even,
+//! never a power of two. A configuration that cannot hold its capacity with a failure chance below
+//! [`FIT_FAILURE_BOUND`](crate::FIT_FAILURE_BOUND) is refused, naming a width or bucket size that can.
 
 use crate::error::ConfigError;
+use crate::sizing::{self, false_positive_bound};
 use crate::table::Geometry;
 
 /// The default fingerprint width: about 0.2% false positives at the default bucket size.
@@ -24,39 +24,6 @@ pub const MAX_EVICTION_LIMIT: usize = 65_535;
 pub const FINGERPRINT_BITS: std::ops::RangeInclusive<u32> = 4..=32;
 /// Bucket sizes accepted, in slots.
 pub const BUCKET_SIZES: [usize; 3] = [2, 4, 8];
-
-/// Occupancy the table is sized for. These sit below the lowest load at which insertion first
-/// failed in our measurements (6 seeds at 1,000 and 100,000 items, then 4 seeds at every size up
-/// to 300 and every 97th up to 20,000 with no failure; breadth-first path search with the default
-/// limit): narrow fingerprints fill less, because partial-key cuckoo hashing derives
-/// the alternate bucket from the fingerprint alone, so `2^f - 1` fingerprints give each bucket at
-/// most that many neighbours.
-fn target_load(bucket_size: usize, fingerprint_bits: u32) -> f64 {
-    match (bucket_size, fingerprint_bits) {
-        (2, 4..=5) => 0.33,
-        (2, 6) => 0.74,
-        (2, 7) => 0.80,
-        (2, _) => 0.82,
-        (4, 4) => 0.75,
-        (4, 5) => 0.83,
-        (4, 6) => 0.91,
-        (4, 7) => 0.93,
-        (4, _) => 0.95,
-        (_, 4) => 0.85,
-        (_, 5) => 0.88,
-        (_, 6) => 0.94,
-        (_, 7) => 0.96,
-        (_, _) => 0.97,
-    }
-}
-
-/// The false-positive bound of a lookup in a filter at `load` occupancy: the chance that one of the
-/// `2 b load` fingerprints it compares against matches by accident.
-pub(crate) fn false_positive_bound(fingerprint_bits: u32, bucket_size: usize, load: f64) -> f64 {
-    let per_comparison = 1.0 / ((1u64 << fingerprint_bits) - 1) as f64;
-    let comparisons = 2.0 * bucket_size as f64 * load;
-    -f64::exp_m1(comparisons * f64::ln_1p(-per_comparison))
-}
 
 /// How the fingerprint width is chosen.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -229,16 +196,33 @@ impl Builder {
         let fingerprint_bits = match self.fingerprint {
             FingerprintSpec::Bits(bits) if FINGERPRINT_BITS.contains(&bits) => bits,
             FingerprintSpec::Bits(bits) => return Err(ConfigError::InvalidFingerprintBits(bits)),
-            FingerprintSpec::Rate(rate) => bits_for_rate(rate, self.bucket_size)?,
+            FingerprintSpec::Rate(rate) => {
+                // A rate only asks for at least this width: widen it if the capacity needs more.
+                let bits = bits_for_rate(rate, self.bucket_size)?;
+                sizing::narrowest_fitting_bits(self.capacity, self.bucket_size, bits).unwrap_or(bits)
+            }
         };
-        let buckets = buckets_for(self.capacity, self.bucket_size, fingerprint_bits)
-            .filter(|&buckets| {
-                let semi_sorted = self.semi_sorted;
-                Geometry { buckets, slots: self.bucket_size, bits: fingerprint_bits, semi_sorted }
-                    .payload_len()
-                    .is_some()
-            })
-            .ok_or(ConfigError::CapacityTooLarge(self.capacity))?;
+        let too_large = ConfigError::CapacityTooLarge(self.capacity);
+        let Some(buckets) = sizing::buckets_that_fit(self.capacity, self.bucket_size, fingerprint_bits)
+            .map_err(|()| too_large.clone())?
+        else {
+            return Err(ConfigError::TooNarrow {
+                capacity: self.capacity,
+                fingerprint_bits,
+                bucket_size: self.bucket_size,
+                limit: sizing::capacity_limit(self.bucket_size, fingerprint_bits),
+                wider_bits: sizing::narrowest_fitting_bits(self.capacity, self.bucket_size, fingerprint_bits),
+                larger_bucket_size: sizing::smallest_fitting_bucket_size(
+                    self.capacity,
+                    self.bucket_size,
+                    fingerprint_bits,
+                ),
+            });
+        };
+        let (slots, bits, semi_sorted) = (self.bucket_size, fingerprint_bits, self.semi_sorted);
+        if (Geometry { buckets, slots, bits, semi_sorted }).payload_len().is_none() {
+            return Err(too_large);
+        }
         Ok(Config {
             capacity: self.capacity,
             buckets,
@@ -260,19 +244,6 @@ fn bits_for_rate(rate: f64, bucket_size: usize) -> Result<u32, ConfigError> {
         .clone()
         .find(|&bits| false_positive_bound(bits, bucket_size, 1.0) <= rate)
         .ok_or(ConfigError::FalsePositiveRateTooSmall { rate, bucket_size })
-}
-
-/// Buckets for `capacity` items at the target load, plus twice the square root of that as slack
-/// (small tables vary more around the typical fill; at 10M items the slack is 0.12%); even, at
-/// least 2. `None` on overflow.
-fn buckets_for(capacity: usize, bucket_size: usize, fingerprint_bits: u32) -> Option<usize> {
-    let exact = capacity as f64 / (bucket_size as f64 * target_load(bucket_size, fingerprint_bits));
-    let with_slack = (exact + 2.0 * exact.sqrt()).ceil();
-    if with_slack >= usize::MAX as f64 / 4.0 {
-        return None;
-    }
-    let buckets = (with_slack as usize).max(2);
-    Some(buckets + buckets % 2)
 }
 
 /// A validated configuration: the exact geometry of a filter.

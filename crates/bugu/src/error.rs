@@ -42,9 +42,51 @@ pub enum ConfigError {
     /// Semi-sorted buckets were asked for with a bucket size other than 4.
     #[error("semi-sorted buckets need a bucket size of 4, got {0}")]
     SemiSortedBucketSize(usize),
+    /// The fingerprints are too narrow, or the buckets too small, for this many items: so many
+    /// items would share bucket pairs that the chance of a fill failing before `capacity` items
+    /// exceeds [`FIT_FAILURE_BOUND`](crate::FIT_FAILURE_BOUND). The error names a width and a
+    /// bucket size that would hold them.
+    ///
+    /// ```
+    /// use bugu::{CuckooFilter, ConfigError};
+    ///
+    /// let err = CuckooFilter::builder().capacity(1_000_000).fingerprint_bits(4).bucket_size(2).build();
+    /// let Err(ConfigError::TooNarrow { wider_bits: Some(bits), .. }) = err else { panic!() };
+    /// let wider = CuckooFilter::builder().capacity(1_000_000).fingerprint_bits(bits).bucket_size(2).build();
+    /// assert!(wider.is_ok());
+    /// ```
+    #[error(
+        "{fingerprint_bits}-bit fingerprints in buckets of {bucket_size} slots cannot reliably hold {capacity} items \
+         (at most {limit}); {}",
+        suggestion(*wider_bits, *larger_bucket_size)
+    )]
+    TooNarrow {
+        /// The requested capacity.
+        capacity: usize,
+        /// The configured fingerprint width.
+        fingerprint_bits: u32,
+        /// The configured bucket size.
+        bucket_size: usize,
+        /// The largest capacity this width and bucket size accept.
+        limit: usize,
+        /// The narrowest width that holds `capacity` items at this bucket size, if any.
+        wider_bits: Option<u32>,
+        /// The smallest larger bucket size that holds them at this width, if any.
+        larger_bucket_size: Option<usize>,
+    },
     /// The eviction limit was outside the allowed range.
     #[error("eviction limit must be between 1 and {max}, got {0}", max = crate::MAX_EVICTION_LIMIT)]
     InvalidEvictionLimit(usize),
+}
+
+/// What to change, for [`ConfigError::TooNarrow`].
+fn suggestion(wider_bits: Option<u32>, larger_bucket_size: Option<usize>) -> String {
+    match (wider_bits, larger_bucket_size) {
+        (Some(bits), Some(slots)) => format!("use fingerprint_bits({bits}) or bucket_size({slots})"),
+        (Some(bits), None) => format!("use fingerprint_bits({bits})"),
+        (None, Some(slots)) => format!("use bucket_size({slots})"),
+        (None, None) => "use a smaller capacity".to_string(),
+    }
 }
 
 /// An insert that could not be done. The filter is unchanged.

@@ -6,11 +6,12 @@ use std::hash::Hash;
 use std::ops::RangeBounds;
 
 use crate::batch::{LOOKAHEAD, Lookahead};
-use crate::config::{Builder, Config, false_positive_bound};
+use crate::config::{Builder, Config};
 use crate::cuckoo::PathSearch;
 use crate::error::{ConfigError, Error, InsertError};
 use crate::hash::Addressing;
 use crate::membership::{Filter, FilterMut};
+use crate::sizing::false_positive_bound;
 use crate::stats::{Bucket, Stats};
 use crate::table::Table;
 

@@ -52,6 +52,7 @@ pub mod hash;
 mod membership;
 pub mod persist;
 pub mod scalable;
+pub mod sizing;
 mod stats;
 mod table;
 
@@ -67,6 +68,7 @@ pub use scalable::{
     DEFAULT_GROWTH_FACTOR, DEFAULT_INITIAL_CAPACITY, DEFAULT_TARGET_FALSE_POSITIVE_RATE, DEFAULT_TIGHTENING,
     GROWTH_FACTORS, GrowableBuilder, GrowableConfigError, GrowableFilter, Tightening,
 };
+pub use sizing::FIT_FAILURE_BOUND;
 pub use stats::{Bucket, Stats};
 
 /// The README's examples, compiled and run as doctests.

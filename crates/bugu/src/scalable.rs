@@ -1553,7 +1553,7 @@ mod tests {
             let builder = growth.level_builder(index, capacity, used);
             let share = growth.tightening.fraction(index) * (growth.target - used);
             let Ok(config) = builder.config() else { break };
-            let rate = crate::config::false_positive_bound(config.fingerprint_bits, config.bucket_size, 1.0);
+            let rate = crate::sizing::false_positive_bound(config.fingerprint_bits, config.bucket_size, 1.0);
             assert!(rate <= share, "level {index}: rate {rate} above its share {share}");
             used += rate;
             plan.push((config.fingerprint_bits, rate, used));

@@ -5,9 +5,10 @@ use std::fmt;
 
 use xxhash_rust::xxh3::xxh3_64;
 
-use crate::config::{Config, false_positive_bound};
+use crate::config::Config;
 use crate::filter::{CuckooFilter, Lookup};
 use crate::membership::Filter;
+use crate::sizing::false_positive_bound;
 use crate::table::{PADDING, Table};
 
 use super::error::PersistError;

@@ -8,7 +8,7 @@ use xxhash_rust::xxh3::xxh3_64;
 use crate::config::{Config, false_positive_bound};
 use crate::filter::{CuckooFilter, Lookup};
 use crate::membership::Filter;
-use crate::table::{PADDING, Table};
+use crate::table::{AllocFailed, PADDING, Table, reserve_buffer};
 
 use super::error::PersistError;
 use super::format::{
@@ -30,12 +30,13 @@ pub(crate) struct SectionView<'a> {
 }
 
 impl SectionView<'_> {
-    /// An owned filter with a copy of the table.
-    pub(crate) fn to_filter(&self) -> CuckooFilter {
-        let c = &self.config;
-        let table = Table::from_bytes(self.table_bytes.to_vec(), c.geometry())
-            .expect("the view's table has this geometry");
-        CuckooFilter::from_parts(self.config, table, self.len)
+    /// An owned filter with a copy of the table; [`AllocFailed`] if the copy cannot be allocated.
+    pub(crate) fn try_to_filter(&self) -> Result<CuckooFilter, AllocFailed> {
+        let mut bytes = reserve_buffer(self.table_bytes.len())?;
+        bytes.extend_from_slice(self.table_bytes);
+        let table =
+            Table::from_bytes(bytes, self.config.geometry()).expect("the view's table has this geometry");
+        Ok(CuckooFilter::from_parts(self.config, table, self.len))
     }
 }
 
@@ -250,6 +251,11 @@ impl<'a> CuckooView<'a> {
 
     /// An owned, mutable [`CuckooFilter`] with a copy of the table.
     ///
+    /// Like `Vec`'s `clone`, it aborts the process if the copy's memory cannot be allocated (see
+    /// [`handle_alloc_error`](std::alloc::handle_alloc_error)); use
+    /// [`try_to_filter`](Self::try_to_filter) for an error instead, e.g. for a memory-mapped file
+    /// that may be larger than the memory available.
+    ///
     /// ```
     /// use bugu::{CuckooView, Filter, FilterMut};
     ///
@@ -260,7 +266,26 @@ impl<'a> CuckooView<'a> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn to_filter(&self) -> CuckooFilter {
-        self.section.to_filter()
+        self.section.try_to_filter().unwrap_or_else(|failed| {
+            let layout = std::alloc::Layout::array::<u8>(failed.bytes).expect("the size of bytes in memory");
+            std::alloc::handle_alloc_error(layout)
+        })
+    }
+
+    /// An owned, mutable [`CuckooFilter`] with a copy of the table, or
+    /// [`PersistError::OutOfMemory`] (naming the size) if the copy cannot be allocated.
+    ///
+    /// ```
+    /// use bugu::{CuckooView, Filter, FilterMut};
+    ///
+    /// let bytes = bugu::CuckooFilter::new(10)?.to_bytes();
+    /// let mut filter = CuckooView::from_bytes(&bytes)?.try_to_filter()?;
+    /// filter.insert("b")?;
+    /// assert!(filter.contains("b"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn try_to_filter(&self) -> Result<CuckooFilter, PersistError> {
+        self.section.try_to_filter().map_err(|failed| PersistError::OutOfMemory { bytes: failed.bytes })
     }
 
     /// Number of stored fingerprints.

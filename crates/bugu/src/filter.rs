@@ -165,7 +165,8 @@ impl CuckooFilter {
     }
 
     /// A filter over an existing table holding `len` fingerprints (used by the persistence
-    /// readers, which have validated the table against the configuration).
+    /// readers, which have validated the table against the configuration). `len` must be the
+    /// table's occupied slots: `remove` decrements it for every slot it empties.
     pub(crate) fn from_parts(config: Config, table: Table, len: usize) -> Self {
         debug_assert_eq!(table.geometry(), config.geometry());
         CuckooFilter { lookup: Lookup::new(table), config, len, search: PathSearch::default() }

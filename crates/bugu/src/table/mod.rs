@@ -365,6 +365,11 @@ impl<S: AsRef<[u8]>> Table<S> {
     pub(crate) fn occupied(&self, bucket: usize) -> usize {
         self.slots - self.count(bucket, 0)
     }
+
+    /// The number of occupied slots in the table (a pass over every bucket).
+    pub(crate) fn occupied_slots(&self) -> usize {
+        (0..self.buckets).map(|bucket| self.occupied(bucket)).sum()
+    }
 }
 
 /// An operation on buckets, written once for every word type: [`Table::probe`] supplies the lane

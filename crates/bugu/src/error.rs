@@ -77,6 +77,24 @@ pub enum ConfigError {
     /// The eviction limit was outside the allowed range.
     #[error("eviction limit must be between 1 and {max}, got {0}", max = crate::MAX_EVICTION_LIMIT)]
     InvalidEvictionLimit(usize),
+    /// The configuration is valid but its table of `bytes` bytes could not be allocated (the
+    /// allocator refused it; the process is not aborted).
+    ///
+    /// ```
+    /// # #[cfg(target_pointer_width = "64")] {
+    /// use bugu::{CuckooFilter, ConfigError};
+    ///
+    /// // About 2^58 bytes: a valid size, but more than any machine can map.
+    /// let err = CuckooFilter::builder().capacity(1 << 57).build().unwrap_err();
+    /// assert!(matches!(err, ConfigError::OutOfMemory { bytes } if bytes > 1 << 57));
+    /// assert!(err.to_string().starts_with("out of memory: could not allocate"));
+    /// # }
+    /// ```
+    #[error("out of memory: could not allocate {bytes} bytes for the table")]
+    OutOfMemory {
+        /// The size of the allocation that failed.
+        bytes: usize,
+    },
 }
 
 /// What to change, for [`ConfigError::TooNarrow`].

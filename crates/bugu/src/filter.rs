@@ -90,7 +90,9 @@ impl<S: AsRef<[u8]>> Lookup<S> {
 }
 
 impl Builder {
-    /// Builds an empty filter.
+    /// Builds an empty filter. Its table is allocated here, zeroed lazily by the operating system;
+    /// an allocation the allocator refuses returns [`ConfigError::OutOfMemory`] with the size
+    /// asked for, instead of aborting the process.
     ///
     /// ```
     /// let filter = bugu::CuckooFilter::builder().capacity(1_000).build()?;
@@ -98,7 +100,7 @@ impl Builder {
     /// # Ok::<(), bugu::ConfigError>(())
     /// ```
     pub fn build(&self) -> Result<CuckooFilter, ConfigError> {
-        self.config().map(CuckooFilter::with_config)
+        CuckooFilter::with_config(self.config()?)
     }
 
     /// Builds a filter holding every item of `items`. With no capacity set, the filter is sized
@@ -156,12 +158,16 @@ impl CuckooFilter {
         Builder::new().capacity(capacity).build()
     }
 
-    fn with_config(config: Config) -> Self {
-        CuckooFilter::from_parts(config, Table::new(config.geometry()), 0)
+    /// An empty filter; [`ConfigError::OutOfMemory`] if its table cannot be allocated.
+    fn with_config(config: Config) -> Result<Self, ConfigError> {
+        let table = Table::new(config.geometry())
+            .map_err(|failed| ConfigError::OutOfMemory { bytes: failed.bytes })?;
+        Ok(CuckooFilter::from_parts(config, table, 0))
     }
 
     /// A filter over an existing table holding `len` fingerprints (used by the persistence
-    /// readers, which have validated the table against the configuration).
+    /// readers, which have validated the table against the configuration). `len` must be the
+    /// table's occupied slots: `remove` decrements it for every slot it empties.
     pub(crate) fn from_parts(config: Config, table: Table, len: usize) -> Self {
         debug_assert_eq!(table.geometry(), config.geometry());
         CuckooFilter { lookup: Lookup::new(table), config, len, search: PathSearch::default() }

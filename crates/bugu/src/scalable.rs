@@ -117,8 +117,8 @@
 //! - with [`InsertError::Full`] at the configured maximum (total capacity or number of levels), or
 //!   when the next level's share would need fingerprints wider than 32 bits (with the defaults,
 //!   after about 60 levels, far beyond any memory);
-//! - with [`InsertError::OutOfMemory`] when the new level's table cannot be allocated: its memory
-//!   is reserved with [`Vec::try_reserve_exact`] before the level is built.
+//! - with [`InsertError::OutOfMemory`] when the allocator refuses the new level's table (the
+//!   process is not aborted).
 //!
 //! A failed insert changes nothing.
 
@@ -137,7 +137,6 @@ use crate::persist::{
     Decoder, Encoder, FilterKind, InvalidParameter, PersistError, expect_kind, open, save_atomically,
 };
 use crate::stats::Stats;
-use crate::table::PADDING;
 
 /// The default growth factor: each new level has twice the capacity of the previous one.
 pub const DEFAULT_GROWTH_FACTOR: usize = 2;
@@ -870,23 +869,13 @@ impl GrowableFilter {
 
     /// The level that growth would add next, allocated; [`InsertError::Full`] at the maximum.
     fn next_level(&self) -> Result<CuckooFilter, InsertError> {
-        let builder = self.next_level_builder()?;
-        let config = builder.config().map_err(|error| match error {
+        // Building allocates the table fallibly: a refusal is an error, not an abort.
+        self.next_level_builder()?.build().map_err(|error| match error {
+            ConfigError::OutOfMemory { bytes } => InsertError::OutOfMemory { bytes },
             ConfigError::CapacityTooLarge(_) => InsertError::OutOfMemory { bytes: usize::MAX },
             // The share needs fingerprints wider than 32 bits: the series is exhausted.
             _ => InsertError::Full,
-        })?;
-        let bytes = config
-            .geometry()
-            .payload_len()
-            .and_then(|payload| payload.checked_add(PADDING))
-            .ok_or(InsertError::OutOfMemory { bytes: usize::MAX })?;
-        // Reserve the table's memory fallibly first: the level's own allocation (which also asks
-        // for huge pages on large tables) aborts on failure rather than returning an error.
-        let mut reservation: Vec<u8> = Vec::new();
-        reservation.try_reserve_exact(bytes).map_err(|_| InsertError::OutOfMemory { bytes })?;
-        drop(reservation);
-        builder.build().map_err(|_| InsertError::OutOfMemory { bytes })
+        })
     }
 
     /// The builder of the next level, or [`InsertError::Full`] if the maximum forbids one.

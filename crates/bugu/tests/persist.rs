@@ -589,3 +589,89 @@ fn an_impossible_semi_sorted_bucket_is_refused_and_harmless_in_a_trusted_view() 
         let _ = (trusted.contains(&key), trusted.count(&key));
     }
 }
+
+/// `bytes` (of `to_bytes`) with the stored item count replaced; the checksum is left stale, as
+/// trusted views do not read it.
+fn with_stored_len(mut bytes: Vec<u8>, len: u64) -> Vec<u8> {
+    bytes[48..56].copy_from_slice(&len.to_le_bytes());
+    bytes
+}
+
+/// The owned filter's count agrees with its table: what `remove` and `len` rely on.
+fn assert_len_is_occupancy(filter: &CuckooFilter) {
+    assert_eq!(filter.len(), filter.stats().items);
+}
+
+#[test]
+fn trusted_bytes_with_a_low_count_make_a_filter_that_removes_everything() {
+    let mut filter = CuckooFilter::new(100).unwrap();
+    for key in 0..100u32 {
+        filter.insert(&key).unwrap();
+    }
+    // The header says 0 items; the table holds 100.
+    let bytes = with_stored_len(filter.to_bytes(), 0);
+    assert!(matches!(CuckooView::from_bytes(&bytes), Err(PersistError::ChecksumMismatch { .. })));
+    let view = CuckooView::from_trusted_bytes(&bytes).unwrap();
+    // The view reports what the header says (trusted bytes are not counted at open)...
+    assert_eq!(view.len(), 0);
+    // ... but the owned filter counts its table.
+    for mut copy in [view.to_filter(), view.try_to_filter().unwrap()] {
+        assert_eq!(copy.len(), 100);
+        for key in 0..100u32 {
+            assert!(copy.remove(&key));
+        }
+        assert_eq!(copy.len(), 0);
+        assert!(copy.is_empty());
+    }
+}
+
+proptest! {
+    /// Whatever trusted bytes say (a count above or below the table's occupancy, arbitrary table
+    /// bytes), the owned filter made from them keeps `len` equal to its occupied slots through any
+    /// inserts and removes: nothing panics and nothing wraps.
+    #[test]
+    fn trusted_bytes_that_lie_make_a_consistent_owned_filter(
+        bits in prop::sample::select(vec![4u32, 5, 8, 9, 12, 16, 17, 32]),
+        bucket_size in prop::sample::select(BUCKET_SIZES.to_vec()),
+        semi_sorted in any::<bool>(),
+        capacity in 1usize..200,
+        items in 0u64..250,
+        lie in any::<u64>(),
+        garbage in proptest::collection::vec((any::<usize>(), any::<u8>()), 0..20),
+    ) {
+        let semi_sorted = semi_sorted && bucket_size == 4;
+        let builder = CuckooFilter::builder().fingerprint_bits(bits).bucket_size(bucket_size).semi_sorted(semi_sorted);
+        let mut filter = builder.capacity(capacity).build().unwrap();
+        for key in 0..items {
+            let _ = filter.insert(&key);
+        }
+        let slots = (filter.bucket_count() * filter.bucket_size()) as u64;
+        let mut bytes = with_stored_len(filter.to_bytes(), lie % (slots + 1));
+        // Overwrite table bytes, except the last one, whose bits after the last bucket a
+        // trusted view still checks.
+        let payload = filter.memory_bytes() - 16; // the table without its padding
+        for (at, byte) in garbage {
+            if payload > 1 {
+                bytes[56 + at % (payload - 1)] = byte;
+            }
+        }
+        let view = CuckooView::from_trusted_bytes(&bytes).unwrap();
+        for mut copy in [view.to_filter(), view.try_to_filter().unwrap()] {
+            assert_len_is_occupancy(&copy);
+            prop_assert!(copy.load_factor() <= 1.0);
+            for key in 0..items + 50 {
+                copy.remove(&key);
+                assert_len_is_occupancy(&copy);
+                if key % 3 == 0 {
+                    let _ = copy.insert(&(key + 1_000_000));
+                    assert_len_is_occupancy(&copy);
+                }
+            }
+            // Removing until nothing matches keeps it so.
+            for key in 0..items + 50 {
+                while copy.remove(&(key + 1_000_000)) {}
+            }
+            assert_len_is_occupancy(&copy);
+        }
+    }
+}

@@ -104,10 +104,13 @@ fn claimed_lengths_never_drive_allocation() {
     let grown = vm_peak_kib() - start;
     assert!(grown < 16 * MIB, "reading hostile claims raised peak virtual memory by {grown} KiB");
 
-    // The measure sees allocations of this size: a 256 MiB buffer raises the peak.
-    let control: Vec<u8> = Vec::with_capacity(256 << 20);
+    // The measure sees allocations of this size: a 256 MiB buffer raises the peak. The buffer
+    // goes through `black_box` so that the optimiser cannot drop an allocation nothing reads
+    // (it does in release builds), and is kept alive until after the measure.
+    let control: Vec<u8> = std::hint::black_box(Vec::with_capacity(256 << 20));
     let grown = vm_peak_kib() - size;
     assert!(grown >= 256 * MIB, "the control allocation was not seen ({grown} KiB)");
+    std::hint::black_box(&control);
     drop(control);
     std::fs::remove_dir_all(&dir).unwrap();
 }

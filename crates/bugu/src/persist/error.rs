@@ -89,6 +89,19 @@ pub enum PersistError {
     /// Bytes follow the end of the filter where the input should end.
     #[error("{0} unexpected bytes after the end of the filter")]
     TrailingBytes(u64),
+    /// The input is valid so far, but the memory for its table (`bytes` bytes) could not be
+    /// allocated; the process is not aborted. Readers only ask for what the input proves it
+    /// holds, so this happens for large filters on a machine short of memory.
+    ///
+    /// ```
+    /// let err = bugu::PersistError::OutOfMemory { bytes: 1 << 40 };
+    /// assert_eq!(err.to_string(), "out of memory: could not allocate 1099511627776 bytes for a table");
+    /// ```
+    #[error("out of memory: could not allocate {bytes} bytes for a table")]
+    OutOfMemory {
+        /// The size of the allocation that failed.
+        bytes: usize,
+    },
     /// Reading from the stream or file failed.
     #[error("I/O error: {0}")]
     Io(#[from] io::Error),

@@ -311,7 +311,7 @@ pub(crate) fn check_content<S: AsRef<[u8]>>(
     if let Some(bucket) = table.first_invalid_bucket() {
         return Err(PersistError::InvalidBucket { bucket: bucket as u64 });
     }
-    let counted: usize = (0..table.buckets()).map(|bucket| table.occupied(bucket)).sum();
+    let counted = table.occupied_slots();
     if counted != len {
         return Err(PersistError::LenMismatch { stored: len as u64, counted: counted as u64 });
     }

@@ -115,7 +115,7 @@ mod tests {
 
         for (level, ((original, owned), view)) in levels.iter().zip(&read).zip(&views).enumerate() {
             assert_eq!(owned.to_bytes(), original.to_bytes());
-            assert_eq!(view.to_filter().to_bytes(), original.to_bytes());
+            assert_eq!(view.try_to_filter().unwrap().to_bytes(), original.to_bytes());
             for i in 0..(40u64 << level) {
                 let hash = original.hash_of(&(level as u64, i));
                 assert!(owned.contains_hash(hash) && view.lookup.contains_hash(hash));

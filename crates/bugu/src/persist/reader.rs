@@ -130,7 +130,8 @@ impl<R: Read> Decoder<R> {
         let mut bytes = Vec::new();
         if proven {
             // The input holds these bytes: one exact allocation, advised as a new table's is.
-            bytes = reserve_buffer(total).map_err(io::Error::other)?;
+            bytes =
+                reserve_buffer(total).map_err(|failed| PersistError::OutOfMemory { bytes: failed.bytes })?;
             bytes.resize(payload_len, 0);
             self.fill(&mut bytes, "payload")?;
         } else {
@@ -138,7 +139,9 @@ impl<R: Read> Decoder<R> {
                 let len = bytes.len();
                 let next = payload_len.min(len.saturating_mul(2).max(FIRST_CHUNK));
                 let padding = if next == payload_len { PADDING } else { 0 };
-                bytes.try_reserve_exact(next + padding - len).map_err(io::Error::other)?;
+                bytes
+                    .try_reserve_exact(next + padding - len)
+                    .map_err(|_| PersistError::OutOfMemory { bytes: next + padding })?;
                 bytes.resize(next, 0);
                 self.fill(&mut bytes[len..], "payload")?;
             }
@@ -225,6 +228,6 @@ impl CuckooFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, PersistError> {
-        super::CuckooView::from_bytes(bytes).map(|view| view.to_filter())
+        super::CuckooView::from_bytes(bytes)?.try_to_filter()
     }
 }

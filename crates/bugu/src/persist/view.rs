@@ -9,7 +9,7 @@ use crate::config::Config;
 use crate::filter::{CuckooFilter, Lookup};
 use crate::membership::Filter;
 use crate::sizing::false_positive_bound;
-use crate::table::{PADDING, Table};
+use crate::table::{AllocFailed, PADDING, Table, reserve_buffer};
 
 use super::error::PersistError;
 use super::format::{
@@ -28,15 +28,24 @@ pub(crate) struct SectionView<'a> {
     table_bytes: &'a [u8],
     /// Where the payload starts in the input.
     payload_offset: usize,
+    /// Whether `len` was compared with the table's occupied slots (by
+    /// [`ViewCursor::finish`]); trusted bytes are not counted at open.
+    pub(crate) len_counted: bool,
 }
 
 impl SectionView<'_> {
-    /// An owned filter with a copy of the table.
-    pub(crate) fn to_filter(&self) -> CuckooFilter {
-        let c = &self.config;
-        let table = Table::from_bytes(self.table_bytes.to_vec(), c.geometry())
-            .expect("the view's table has this geometry");
-        CuckooFilter::from_parts(self.config, table, self.len)
+    /// An owned filter with a copy of the table; [`AllocFailed`] if the copy cannot be allocated.
+    ///
+    /// The owned filter's item count is the table's occupied slots, which `remove` relies on: if
+    /// the stored count was not checked (trusted bytes), the table is counted here, so a wrong
+    /// count cannot make a later `remove` underflow.
+    pub(crate) fn try_to_filter(&self) -> Result<CuckooFilter, AllocFailed> {
+        let mut bytes = reserve_buffer(self.table_bytes.len())?;
+        bytes.extend_from_slice(self.table_bytes);
+        let table =
+            Table::from_bytes(bytes, self.config.geometry()).expect("the view's table has this geometry");
+        let len = if self.len_counted { self.len } else { table.occupied_slots() };
+        Ok(CuckooFilter::from_parts(self.config, table, len))
     }
 }
 
@@ -93,6 +102,7 @@ impl<'a> ViewCursor<'a> {
             lookup: Lookup::new(table),
             table_bytes,
             payload_offset,
+            len_counted: false,
         };
         self.sections.push(view.clone());
         Ok(view)
@@ -208,8 +218,10 @@ impl<'a> CuckooView<'a> {
     /// ```
     pub fn from_bytes(bytes: &'a [u8]) -> Result<Self, PersistError> {
         let mut cursor = ViewCursor::new(bytes, FilterKind::Cuckoo)?;
-        let section = cursor.section()?;
+        let mut section = cursor.section()?;
         cursor.finish()?;
+        // `finish` compared the stored count with the table: copies need not count again.
+        section.len_counted = true;
         Ok(CuckooView { section, bytes })
     }
 
@@ -218,7 +230,9 @@ impl<'a> CuckooView<'a> {
     /// that read every byte, so a large memory-mapped file is not paged in at open. Everything
     /// else is validated as by [`from_bytes`](Self::from_bytes) — the header, every parameter and
     /// the exact length — so no bytes can make a query panic or read out of bounds; corrupted
-    /// bytes give wrong answers instead of an error.
+    /// bytes give wrong answers instead of an error. [`len`](Self::len) is the count the bytes
+    /// store; [`to_filter`](Self::to_filter) counts the table it copies (one more pass over the
+    /// buckets), so the owned filter's count always matches its table.
     ///
     /// ```
     /// use bugu::{CuckooFilter, CuckooView, Filter, FilterMut};
@@ -251,6 +265,11 @@ impl<'a> CuckooView<'a> {
 
     /// An owned, mutable [`CuckooFilter`] with a copy of the table.
     ///
+    /// Like `Vec`'s `clone`, it aborts the process if the copy's memory cannot be allocated (see
+    /// [`handle_alloc_error`](std::alloc::handle_alloc_error)); use
+    /// [`try_to_filter`](Self::try_to_filter) for an error instead, e.g. for a memory-mapped file
+    /// that may be larger than the memory available.
+    ///
     /// ```
     /// use bugu::{CuckooView, Filter, FilterMut};
     ///
@@ -261,10 +280,31 @@ impl<'a> CuckooView<'a> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn to_filter(&self) -> CuckooFilter {
-        self.section.to_filter()
+        self.section.try_to_filter().unwrap_or_else(|failed| {
+            let layout = std::alloc::Layout::array::<u8>(failed.bytes).expect("the size of bytes in memory");
+            std::alloc::handle_alloc_error(layout)
+        })
     }
 
-    /// Number of stored fingerprints.
+    /// An owned, mutable [`CuckooFilter`] with a copy of the table, or
+    /// [`PersistError::OutOfMemory`] (naming the size) if the copy cannot be allocated.
+    ///
+    /// ```
+    /// use bugu::{CuckooView, Filter, FilterMut};
+    ///
+    /// let bytes = bugu::CuckooFilter::new(10)?.to_bytes();
+    /// let mut filter = CuckooView::from_bytes(&bytes)?.try_to_filter()?;
+    /// filter.insert("b")?;
+    /// assert!(filter.contains("b"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn try_to_filter(&self) -> Result<CuckooFilter, PersistError> {
+        self.section.try_to_filter().map_err(|failed| PersistError::OutOfMemory { bytes: failed.bytes })
+    }
+
+    /// Number of stored fingerprints, as the bytes record it (checked against the table by
+    /// [`from_bytes`](Self::from_bytes), taken on trust by
+    /// [`from_trusted_bytes`](Self::from_trusted_bytes)).
     ///
     /// ```
     /// use bugu::{CuckooFilter, FilterMut};

@@ -100,11 +100,18 @@ pub(crate) struct Table<S = Vec<u8>> {
     probe: Probe,
 }
 
+/// A table's buffer of `bytes` bytes (payload and padding) could not be allocated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct AllocFailed {
+    pub(crate) bytes: usize,
+}
+
 impl Table {
-    /// An empty table. The caller has checked the geometry's `payload_len`.
-    pub(crate) fn new(geometry: Geometry) -> Self {
+    /// An empty table, or [`AllocFailed`] if its memory cannot be allocated (the process is never
+    /// aborted). The caller has checked the geometry's `payload_len`.
+    pub(crate) fn new(geometry: Geometry) -> Result<Self, AllocFailed> {
         let len = geometry.payload_len().expect("table size checked by the configuration") + PADDING;
-        Table::with_bytes(zeroed_buffer(len), geometry)
+        Ok(Table::with_bytes(zeroed_buffer(len)?, geometry))
     }
 
     /// Stores a fingerprint (or 0 to empty the slot). In a semi-sorted bucket the slots are
@@ -358,6 +365,11 @@ impl<S: AsRef<[u8]>> Table<S> {
     pub(crate) fn occupied(&self, bucket: usize) -> usize {
         self.slots - self.count(bucket, 0)
     }
+
+    /// The number of occupied slots in the table (a pass over every bucket).
+    pub(crate) fn occupied_slots(&self) -> usize {
+        (0..self.buckets).map(|bucket| self.occupied(bucket)).sum()
+    }
 }
 
 /// An operation on buckets, written once for every word type: [`Table::probe`] supplies the lane
@@ -448,20 +460,38 @@ impl<I: Iterator<Item = (u32, usize, usize)>> BucketOp for ContainsEach<'_, I> {
 const HUGE_PAGE_THRESHOLD: usize = 4 << 20;
 const HUGE_PAGE: usize = 2 << 20;
 
-/// A zero-filled buffer; large ones are advised to use huge pages (fewer TLB misses on the random
-/// accesses every lookup makes). The advice is applied before the pages are first touched, so
-/// the zeroed pages are faulted in as huge pages where the kernel allows.
-fn zeroed_buffer(len: usize) -> Vec<u8> {
-    let buffer = vec![0u8; len];
+/// A zero-filled buffer of `len` bytes, or [`AllocFailed`] if the allocator refuses it; large ones
+/// are advised to use huge pages (fewer TLB misses on the random accesses every lookup makes).
+///
+/// The memory comes zeroed from the allocator (`calloc`: fresh pages from the kernel are not
+/// written), so the pages are faulted in on first use, after the advice, as huge pages where the
+/// kernel allows. `vec![0; len]` would do the same but abort the process on failure, and
+/// `try_reserve` then `resize` would write every page up front.
+fn zeroed_buffer(len: usize) -> Result<Vec<u8>, AllocFailed> {
+    let failed = AllocFailed { bytes: len };
+    if len == 0 {
+        return Ok(Vec::new());
+    }
+    let layout = std::alloc::Layout::array::<u8>(len).map_err(|_| failed)?;
+    // SAFETY: the layout's size is not zero (checked above).
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
+    if ptr.is_null() {
+        return Err(failed);
+    }
+    // SAFETY: `ptr` was allocated by the global allocator with the layout of `[u8; len]`, the
+    // layout a `Vec<u8>` of capacity `len` deallocates with; its `len` bytes are initialised (to
+    // zero); the Vec takes sole ownership of the allocation.
+    let buffer = unsafe { Vec::from_raw_parts(ptr, len, len) };
     advise_huge_pages(buffer.as_ptr(), buffer.len());
-    buffer
+    Ok(buffer)
 }
 
 /// An empty buffer with room for a table of `len` bytes (payload and padding), advised like
-/// [`zeroed_buffer`]'s before anything is written to it: for readers that fill a table from a file.
-pub(crate) fn reserve_buffer(len: usize) -> Result<Vec<u8>, std::collections::TryReserveError> {
+/// [`zeroed_buffer`]'s before anything is written to it: for readers that fill a table from a
+/// file, and for copies of a table. [`AllocFailed`] if the allocator refuses it.
+pub(crate) fn reserve_buffer(len: usize) -> Result<Vec<u8>, AllocFailed> {
     let mut buffer = Vec::new();
-    buffer.try_reserve_exact(len)?;
+    buffer.try_reserve_exact(len).map_err(|_| AllocFailed { bytes: len })?;
     advise_huge_pages(buffer.as_ptr(), buffer.capacity());
     Ok(buffer)
 }
@@ -508,7 +538,7 @@ mod tests {
             buckets in 1usize..20,
             writes in proptest::collection::vec((any::<usize>(), any::<usize>(), any::<u32>()), 0..200),
         ) {
-            let mut table = Table::new(Geometry { buckets, slots, bits, semi_sorted: false });
+            let mut table = Table::new(Geometry { buckets, slots, bits, semi_sorted: false }).unwrap();
             let mut model = vec![vec![0u32; slots]; buckets];
             let mask = if bits == 32 { u32::MAX } else { (1u32 << bits) - 1 };
             for (b, s, v) in writes {
@@ -538,7 +568,7 @@ mod tests {
             buckets in 1usize..12,
             writes in proptest::collection::vec((any::<usize>(), any::<usize>(), any::<u32>()), 0..200),
         ) {
-            let mut table = Table::new(Geometry { buckets, slots: 4, bits, semi_sorted: true });
+            let mut table = Table::new(Geometry { buckets, slots: 4, bits, semi_sorted: true }).unwrap();
             let mut model = vec![[0u32; 4]; buckets];
             let mask = if bits == 32 { u32::MAX } else { (1u32 << bits) - 1 };
             for (b, s, v) in writes {
@@ -573,7 +603,7 @@ mod tests {
     #[test]
     fn a_borrowed_table_reads_like_the_owned_one() {
         let geometry = Geometry { buckets: 10, slots: 4, bits: 12, semi_sorted: false };
-        let mut owned = Table::new(geometry);
+        let mut owned = Table::new(geometry).unwrap();
         owned.set(3, 1, 0xabc);
         let bytes = owned.bytes.clone();
         let view = Table::from_bytes(&bytes[..], geometry).unwrap();
@@ -585,8 +615,36 @@ mod tests {
         assert!(huge.payload_len().is_none());
     }
 
+    #[test]
+    fn buffers_are_zeroed_and_exact() {
+        // Below and above the huge-page threshold (the second is advised before it is read).
+        for len in [1, PADDING, 1000, HUGE_PAGE_THRESHOLD + 12_345] {
+            let buffer = zeroed_buffer(len).unwrap();
+            assert_eq!((buffer.len(), buffer.capacity()), (len, len));
+            assert!(buffer.iter().all(|&b| b == 0));
+            let reserved = reserve_buffer(len).unwrap();
+            assert_eq!((reserved.len(), reserved.capacity()), (0, len));
+        }
+        assert!(zeroed_buffer(0).unwrap().is_empty());
+    }
+
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    #[cfg_attr(miri, ignore = "miri reports an allocation this large as resource exhaustion")]
+    fn a_table_larger_than_any_address_space_is_an_error_not_an_abort() {
+        // 2^58 buckets of 4 x 8 bits: 2^60 bytes, a valid geometry, but no machine maps more than
+        // 2^57 bytes for a process, whatever its overcommit policy: the allocator must refuse.
+        let geometry = Geometry { buckets: 1 << 58, slots: 4, bits: 8, semi_sorted: false };
+        let bytes = (1 << 60) + PADDING;
+        assert_eq!(geometry.payload_len(), Some(1 << 60));
+        assert_eq!(Table::new(geometry).err(), Some(AllocFailed { bytes }));
+        assert_eq!(reserve_buffer(bytes).err(), Some(AllocFailed { bytes }));
+        // A table is still built after a refusal.
+        assert!(Table::new(Geometry { buckets: 2, slots: 4, bits: 8, semi_sorted: false }).is_ok());
+    }
+
     fn probe_of(slots: usize, bits: u32) -> Probe {
-        Table::new(Geometry { buckets: 2, slots, bits, semi_sorted: false }).probe
+        Table::new(Geometry { buckets: 2, slots, bits, semi_sorted: false }).unwrap().probe
     }
 
     #[test]

@@ -164,7 +164,9 @@
 //! (and no older level has room), the filter does not grow a level for more copies of one item and
 //! returns [`InsertError::Full`]. Copies of one item in two levels make its removals ambiguous
 //! (see above). Otherwise an insert fails only
-//! - with [`InsertError::Full`] at the configured maximum (total capacity or number of levels), or
+//! - with [`InsertError::Full`] at the configured maximum: [`len`](GrowableFilter::len) equal to
+//!   the maximum capacity (levels grow until their capacities sum to it, so that many distinct
+//!   items fit), or no level with room and the maximum number of levels reached; or
 //!   when the next level's share would need fingerprints wider than 32 bits (with the defaults,
 //!   after about 60 levels, far beyond any memory);
 //! - with [`InsertError::OutOfMemory`] when the new level's table cannot be allocated: its memory
@@ -309,6 +311,27 @@ pub enum GrowableConfigError {
         max: usize,
         /// The first level's capacity.
         initial: usize,
+    },
+    /// The filter given to [`GrowableBuilder::build_from`] holds more items than the maximum
+    /// capacity allows.
+    ///
+    /// ```
+    /// use bugu::{CuckooFilter, FilterMut, GrowableConfigError, GrowableFilter};
+    ///
+    /// let mut core = CuckooFilter::builder().capacity(10).false_positive_rate(0.0001).build()?;
+    /// for i in 0..11u32 {
+    ///     core.insert(&i)?; // a filter may hold a few more items than its capacity
+    /// }
+    /// let err = GrowableFilter::builder().false_positive_rate(0.001).max_capacity(10).build_from(core);
+    /// assert_eq!(err.unwrap_err(), GrowableConfigError::MaxCapacityBelowLen { max: 10, len: 11 });
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[error("maximum capacity {max} is below the {len} items the filter holds")]
+    MaxCapacityBelowLen {
+        /// The configured maximum.
+        max: usize,
+        /// The items the filter holds.
+        len: usize,
     },
     /// The filter given to [`GrowableBuilder::build_from`] has a false-positive bound at or above
     /// the target: no budget is left for further levels.
@@ -505,13 +528,25 @@ impl GrowableBuilder {
         self
     }
 
-    /// The largest total capacity (sum of the levels' capacities); the last level is cut to fit.
-    /// Inserts that would need more fail with [`InsertError::Full`]. Default: none.
+    /// The most items the filter holds: an insert that would make [`len`](GrowableFilter::len)
+    /// exceed it fails with [`InsertError::Full`] and changes nothing. Default: none.
+    ///
+    /// The levels grow up to it: their capacities sum to at most `items` (the last level is cut
+    /// to fit), and each level, like any [`CuckooFilter`], accepts its capacity in distinct items,
+    /// so `items` distinct items fit. Every copy counts, including those left by ambiguous removals
+    /// (see [`GrowableFilter::remove_checked`]). It must be at least the initial capacity.
     ///
     /// ```
-    /// let filter = bugu::GrowableFilter::builder().initial_capacity(100).max_capacity(250).build()?;
+    /// use bugu::{FilterMut, GrowableFilter, InsertError};
+    ///
+    /// let mut filter = GrowableFilter::builder().initial_capacity(100).max_capacity(250).build()?;
     /// assert_eq!(filter.max_capacity(), Some(250));
-    /// # Ok::<(), bugu::GrowableConfigError>(())
+    /// for i in 0..250u32 {
+    ///     filter.insert(&i)?;
+    /// }
+    /// assert_eq!(filter.insert(&250u32), Err(InsertError::Full));
+    /// assert_eq!((filter.len(), filter.capacity()), (250, 100 + 150));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn max_capacity(mut self, items: usize) -> Self {
         self.max_capacity = Some(items);
@@ -650,6 +685,9 @@ impl GrowableBuilder {
             None => (bound / self.tightening.fraction(0)).min(1.0 - f64::EPSILON),
         };
         self.validate(target, filter.capacity())?;
+        if let Some(max) = self.max_capacity.filter(|&max| filter.len() > max) {
+            return Err(GrowableConfigError::MaxCapacityBelowLen { max, len: filter.len() });
+        }
         if bound >= target {
             return Err(GrowableConfigError::FilterAboveTarget { bound, target });
         }
@@ -905,7 +943,8 @@ impl GrowableFilter {
         self.growth.tightening
     }
 
-    /// The maximum total capacity, if one was set.
+    /// The most items the filter holds ([`len`](Self::len) never exceeds it once set; see
+    /// [`GrowableBuilder::max_capacity`]), if one was set.
     ///
     /// ```
     /// assert_eq!(bugu::GrowableFilter::new(10)?.max_capacity(), None);
@@ -1163,8 +1202,14 @@ impl Filter for GrowableFilter {
 
 impl FilterMut for GrowableFilter {
     /// Stores one copy: in the newest level, else in an older level with room, else in a new
-    /// level (see the [module docs](crate::scalable) for when that is refused). On error nothing changed.
+    /// level (see the [module docs](crate::scalable) for when that is refused, including at
+    /// [`GrowableFilter::max_capacity`] items). On error nothing changed.
     fn insert_hash(&mut self, hash: u64) -> Result<(), InsertError> {
+        // The maximum bounds the items held, not only the levels' capacities: levels hold a few
+        // more items than their capacity.
+        if self.growth.max_capacity.is_some_and(|max| self.len >= max) {
+            return Err(InsertError::Full);
+        }
         let newest = self.levels.len() - 1;
         if self.levels[newest].insert_hash(hash).is_ok() || self.insert_older(hash).is_some() {
             self.len += 1;
@@ -1600,6 +1645,10 @@ mod tests {
     ) -> Result<(), TestCaseError> {
         prop_assert_eq!(error, InsertError::Full);
         prop_assert_eq!(snapshot(before), snapshot(after));
+        // At the maximum number of items, refused whatever room the levels have.
+        if before.max_capacity() == Some(before.len()) {
+            return Ok(());
+        }
         prop_assert!(levels_refuse(before, 0..before.levels.len(), hash));
         let newest = before.levels.last().unwrap();
         let saturated = newest.count_hash(hash) >= 2 * before.bucket_size();
@@ -1714,6 +1763,7 @@ mod tests {
                 // The filter is exactly the model: same levels, same fingerprints.
                 prop_assert_eq!(filter.level_count(), model.levels.len());
                 prop_assert_eq!(filter.len(), model.stored());
+                prop_assert!(filter.max_capacity().is_none_or(|max| filter.len() <= max));
                 prop_assert_eq!(filter.levels.iter().map(CuckooFilter::len).sum::<usize>(), filter.len());
                 prop_assert!(filter.false_positive_rate() < target);
                 let hashes: Vec<u64> = (0..universe).map(|key| filter.hash_of(&key)).collect();
@@ -1885,15 +1935,34 @@ mod tests {
         assert!(filter.len() >= 150, "{}", filter.len());
         assert!((0..key).all(|k| filter.contains(&k)));
 
-        // A maximum capacity cuts the last level to fit.
+        // A maximum capacity cuts the last level to fit, and bounds the items held: the first
+        // level alone holds more than its capacity of 100, yet exactly 250 items go in.
         let mut filter = GrowableFilter::builder().initial_capacity(100).max_capacity(250).build().unwrap();
         let mut key = 0u64;
-        while filter.insert(&key).is_ok() {
-            key += 1;
-        }
+        let (error, before) = loop {
+            let before = snapshot(&filter);
+            match filter.insert(&key) {
+                Ok(()) => key += 1,
+                Err(error) => break (error, before),
+            }
+        };
+        assert_eq!((error, before), (InsertError::Full, snapshot(&filter)));
         assert_eq!(filter.capacity(), 250);
         assert_eq!(filter.levels()[1].capacity(), 150);
-        assert!(filter.len() >= 250);
+        assert_eq!((filter.len(), key), (250, 250));
+        assert!(filter.levels()[0].len() > 100, "{}", filter.levels()[0].len());
+        // A filter holding more than the maximum cannot start a growable one.
+        let mut core = CuckooFilter::new(100).unwrap();
+        let mut key = 0u64;
+        while core.len() <= 100 {
+            core.insert(&key).unwrap();
+            key += 1;
+        }
+        assert_eq!(
+            GrowableFilter::builder().max_capacity(100).build_from(core.clone()).unwrap_err(),
+            GrowableConfigError::MaxCapacityBelowLen { max: 100, len: 101 }
+        );
+        assert!(GrowableFilter::builder().max_capacity(101).build_from(core).is_ok());
     }
 
     #[test]

@@ -8,7 +8,7 @@
 //! cargo test --release -p bugu --test growth -- --ignored --nocapture
 //! ```
 
-use bugu::{Filter, FilterMut, GrowableFilter, Removal};
+use bugu::{Filter, FilterMut, GrowableFilter, InsertError, Removal};
 
 /// Keys from here on are never inserted.
 const ABSENT_START: u64 = 1 << 40;
@@ -226,4 +226,74 @@ fn batched_answers_match_one_by_one_across_levels() {
     let keys: Vec<u64> = (0..50_000).collect();
     assert_eq!(filter.contains_batch(&keys), single);
     assert!(filter.contains_hash_batch(&[]).is_empty());
+}
+
+/// `max_capacity` bounds `len()`: exactly that many distinct items go in, for maxima aligned with
+/// the levels' capacities or not, and the next insert fails with `Full`, changing nothing.
+#[test]
+fn max_capacity_is_the_number_of_items_held() {
+    // (initial capacity, maximum): 100 + 200 + 400 + 800 = 1,500; 1,000 + 2,000 + 4,000 + 3,309.
+    let cases = [
+        (100, 100),
+        (100, 1_000),
+        (1_000, 10_309),
+        (100, 1_500),
+        (1_000, 1_001),
+        (100, 777),
+        (64, 4_097),
+        (7, 12_345),
+        (1, 2),
+    ];
+    for (bucket_size, seed) in [(4, 0), (2, 1), (8, 2)] {
+        for (initial, max) in cases {
+            let mut filter = GrowableFilter::builder()
+                .initial_capacity(initial)
+                .max_capacity(max)
+                .bucket_size(bucket_size)
+                .seed(seed)
+                .build()
+                .unwrap();
+            let label = format!("initial {initial}, max {max}, b={bucket_size}");
+            for key in 0..max as u64 {
+                assert_eq!(filter.insert(&key), Ok(()), "{label}: key {key} of {max}");
+            }
+            assert_eq!(filter.len(), max, "{label}");
+            assert!(filter.capacity() <= max, "{label}: capacity {}", filter.capacity());
+            // Full, whatever the item: a new one, a copy, a unique insert of a new one.
+            let (levels, bytes) = (filter.level_count(), filter.to_bytes());
+            assert_eq!(filter.insert(&u64::MAX), Err(InsertError::Full), "{label}");
+            assert_eq!(filter.insert(&0u64), Err(InsertError::Full), "{label}");
+            assert_eq!(filter.insert_unique(&u64::MAX), Err(InsertError::Full), "{label}");
+            assert!(filter.insert_hash_batch(&[1, 2]).iter().all(|r| *r == Err(InsertError::Full)));
+            assert_eq!((filter.len(), filter.level_count()), (max, levels), "{label}");
+            assert_eq!(filter.to_bytes(), bytes, "{label}: a refused insert changed the filter");
+            assert!((0..max as u64).all(|key| filter.contains(&key)), "{label}");
+            // Room freed by a removal is usable again, up to the same bound.
+            let removed = (0..max as u64).find(|key| filter.remove(key)).unwrap();
+            assert_eq!(filter.len(), max - 1);
+            filter.insert(&removed).unwrap();
+            assert_eq!(filter.insert(&u64::MAX), Err(InsertError::Full), "{label}");
+            assert_eq!(filter.len(), max);
+        }
+    }
+}
+
+/// Without distinct items (copies of a few), `len()` still never passes the maximum.
+#[test]
+fn max_capacity_bounds_len_with_copies_too() {
+    let max = 1_234;
+    let mut filter = GrowableFilter::builder().initial_capacity(50).max_capacity(max).build().unwrap();
+    let mut refused = 0;
+    for i in 0..20_000u64 {
+        match filter.insert(&(i % 3_000)) {
+            Ok(()) => {}
+            Err(error) => {
+                assert_eq!(error, InsertError::Full);
+                refused += 1;
+            }
+        }
+        assert!(filter.len() <= max, "{} > {max}", filter.len());
+    }
+    assert_eq!(filter.len(), max);
+    assert_eq!(refused, 20_000 - max);
 }

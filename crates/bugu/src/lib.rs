@@ -66,7 +66,7 @@ pub use membership::{Filter, FilterMut};
 pub use persist::{CuckooView, PersistError};
 pub use scalable::{
     DEFAULT_GROWTH_FACTOR, DEFAULT_INITIAL_CAPACITY, DEFAULT_TARGET_FALSE_POSITIVE_RATE, DEFAULT_TIGHTENING,
-    GROWTH_FACTORS, GrowableBuilder, GrowableConfigError, GrowableFilter, Tightening,
+    GROWTH_FACTORS, GrowableBuilder, GrowableConfigError, GrowableFilter, Removal, Tightening,
 };
 pub use sizing::FIT_FAILURE_BOUND;
 pub use stats::{Bucket, Stats};

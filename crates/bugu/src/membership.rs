@@ -157,7 +157,9 @@ pub trait FilterMut: Filter {
     /// Stores one copy of an item with this hash. On error the filter is unchanged.
     fn insert_hash(&mut self, hash: u64) -> Result<(), InsertError>;
 
-    /// Removes one copy of an item with this hash; `false` if none was found.
+    /// Removes one copy of an item with this hash; `false` if nothing was removed: none was found,
+    /// or (in a [`GrowableFilter`](crate::GrowableFilter)) matches in several levels made the
+    /// removal ambiguous ([`GrowableFilter::remove_checked`](crate::GrowableFilter::remove_checked)).
     fn remove_hash(&mut self, hash: u64) -> bool;
 
     /// Stores an item with this hash unless it is already present: `Ok(true)` if it was added,

@@ -92,8 +92,14 @@ fn settings_survive_the_round_trip() {
     assert_eq!((copy.max_capacity(), copy.max_levels()), (Some(500), Some(5)));
     assert_eq!((copy.bucket_size(), copy.eviction_limit(), copy.seed()), (2, 77, 9));
     assert_eq!(copy.capacity(), filter.capacity());
+    // The maximum bounds the items held, in the copy too.
+    assert_eq!((filter.len(), copy.len(), key), (500, 500, 500));
     let mut copy = copy;
     assert!(copy.insert(&key).is_err(), "the copy is at its maximum too");
+    assert!(copy.remove(&0u32));
+    copy.insert(&key).unwrap();
+    assert_eq!(copy.insert(&(key + 1)), Err(bugu::InsertError::Full));
+    assert_eq!(copy.len(), 500);
 }
 
 // Golden files: written once by this version (`BUGU_BLESS=1 cargo test -p bugu --test

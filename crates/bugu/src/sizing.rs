@@ -6,22 +6,34 @@
 //!
 //! - **The table is too full for the path search.** Cuckoo tables accept items up to a load that
 //!   depends on the bucket size (and, for narrow fingerprints, on the width), then fail quickly.
-//!   [`graph_load`] is the occupancy the table is sized for, a little below the lowest load at
-//!   which we measured a first failure; [`buckets_for`] adds `2 sqrt(m)` buckets of slack, because
-//!   small tables scatter more around the typical fill.
+//!   The table is sized for a load a little below the lowest load at which we measured a first
+//!   failure (82%, 95% and 97% for buckets of 2, 4 and 8 slots with fingerprints of 8 bits or
+//!   more), plus `2 sqrt(m)` buckets of slack for `m` buckets, because small tables scatter more
+//!   around the typical fill.
 //! - **Too many items share one pair of buckets.** The alternate bucket depends on the fingerprint
 //!   alone, so all items with the same fingerprint and the same bucket pair compete for the same
 //!   `2b` slots; a `(2b+1)`-th such item can never be stored, whatever the search does. With `f`-bit
-//!   fingerprints there are only about `(2^f - 1) n / 2` such pairs for `N` items, so the chance
-//!   that one of them overflows grows with `N` and falls steeply with `f` and `b`.
-//!   [`overflow_expectation`] is the expected number of overflowing groups (pairs, and stars of
-//!   three buckets); a configuration is accepted only when it is at most [`FIT_FAILURE_BOUND`].
+//!   fingerprints there are only about `(2^f - 1) m / 2` such pairs, so the chance that one of
+//!   them overflows grows with the number of items and falls steeply with `f` and `b`. The
+//!   builder estimates the expected number of overflowing groups (pairs, and stars of three
+//!   buckets) and accepts a configuration only when it is at most [`FIT_FAILURE_BOUND`]: it adds
+//!   a few buckets where that suffices, and otherwise refuses with
+//!   [`ConfigError::TooNarrow`](crate::ConfigError::TooNarrow), naming a width and a bucket size
+//!   that hold the capacity. A width derived from a false-positive rate is widened instead.
+//!
+//! [`capacity_limit`] tells the largest capacity each width and bucket size accepts. The default
+//! (12-bit fingerprints in buckets of 4) has no practical limit; buckets of 2 need about 10 bits
+//! for a million items and 12 for a hundred million.
 
 use crate::config::{BUCKET_SIZES, FINGERPRINT_BITS};
 
 /// The accepted chance that `n` distinct random items do not all fit in a filter built for `n`
 /// items: a configuration whose expected number of overflowing bucket groups exceeds this is
 /// refused (or, when the width comes from a false-positive rate, widened).
+///
+/// ```
+/// assert_eq!(bugu::FIT_FAILURE_BOUND, 1e-6);
+/// ```
 pub const FIT_FAILURE_BOUND: f64 = 1e-6;
 
 /// Occupancy the table is sized for: just below the lowest load at which insertion first failed in
@@ -309,8 +321,11 @@ mod tests {
 
     #[test]
     fn narrow_configurations_have_limits_that_grow_with_width_and_bucket_size() {
+        // From 8 bits up the sized load no longer changes with the width; below, a wider
+        // fingerprint may be sized fuller (buckets of 2: 33% at 5 bits, 74% at 6), which can
+        // lower its limit.
         for b in BUCKET_SIZES {
-            let limits: Vec<usize> = FINGERPRINT_BITS.map(|f| capacity_limit(b, f)).collect();
+            let limits: Vec<usize> = (8..=32).map(|f| capacity_limit(b, f)).collect();
             assert!(limits.windows(2).all(|w| w[0] <= w[1]), "b={b}: {limits:?}");
         }
         for f in FINGERPRINT_BITS {

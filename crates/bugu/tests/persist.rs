@@ -3,12 +3,15 @@
 use std::io::{self, Read};
 
 use bugu::persist::{FORMAT_VERSION, FilterKind, InvalidParameter, MAGIC};
+use bugu::sizing::capacity_limit;
 use bugu::{BUCKET_SIZES, CuckooFilter, CuckooView, FINGERPRINT_BITS, Filter, FilterMut, PersistError};
 use proptest::prelude::*;
 use xxhash_rust::xxh3::xxh3_64;
 
 /// A filter of this geometry with `items` keys inserted (and a few removed).
 fn filled(bits: u32, bucket_size: usize, capacity: usize, items: u64, seed: u64) -> CuckooFilter {
+    // Narrow fingerprints in small buckets accept fewer items: stay within what the builder takes.
+    let capacity = capacity.min(capacity_limit(bucket_size, bits));
     filled_with(
         CuckooFilter::builder().fingerprint_bits(bits).bucket_size(bucket_size),
         capacity,
@@ -113,6 +116,7 @@ proptest! {
         eviction_limit in 1usize..2000,
         semi_sorted in any::<bool>(),
     ) {
+        let capacity = capacity.min(capacity_limit(bucket_size, bits));
         let mut filter = CuckooFilter::builder()
             .capacity(capacity).fingerprint_bits(bits).bucket_size(bucket_size).seed(seed)
             .semi_sorted(semi_sorted && bucket_size == 4)
@@ -132,6 +136,7 @@ proptest! {
         noise in prop::collection::vec(any::<u8>(), 1..2000),
         semi_sorted in any::<bool>(),
     ) {
+        let capacity = capacity.min(capacity_limit(bucket_size, bits));
         let filter = CuckooFilter::builder()
             .capacity(capacity).fingerprint_bits(bits).bucket_size(bucket_size)
             .semi_sorted(semi_sorted && bucket_size == 4).build().unwrap();
@@ -639,6 +644,7 @@ proptest! {
         lie in any::<u64>(),
         garbage in proptest::collection::vec((any::<usize>(), any::<u8>()), 0..20),
     ) {
+        let capacity = capacity.min(capacity_limit(bucket_size, bits));
         let semi_sorted = semi_sorted && bucket_size == 4;
         let builder = CuckooFilter::builder().fingerprint_bits(bits).bucket_size(bucket_size).semi_sorted(semi_sorted);
         let mut filter = builder.capacity(capacity).build().unwrap();

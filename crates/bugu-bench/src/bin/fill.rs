@@ -5,6 +5,7 @@
 //! cargo run --release -p bugu-bench --bin fill -- --keys 1e6 --seeds 3
 //! cargo run --release -p bugu-bench --bin fill -- --keys 1e7 --seeds 3 --bits 4-12
 //! cargo run --release -p bugu-bench --bin fill -- --keys 1e8 --seeds 2 --bits 12 --bucket-sizes 4
+//! cargo run --release -p bugu-bench --bin fill -- --limits --bits 4-16
 //! ```
 //!
 //! For each configuration it prints one markdown row: whether the builder accepts `--keys` items
@@ -15,6 +16,7 @@
 
 use std::process::ExitCode;
 
+use bugu::sizing::capacity_limit;
 use bugu::{ConfigError, CuckooFilter, FilterMut};
 use bugu_bench::cli::parse_count;
 use clap::Parser;
@@ -38,6 +40,27 @@ struct Cli {
     /// Stop each fill at the capacity instead of going on to the first refusal.
     #[arg(long)]
     capacity_only: bool,
+    /// Print the largest capacity each width and bucket size accepts, and fill nothing.
+    #[arg(long)]
+    limits: bool,
+}
+
+/// The capacity limits as a markdown table: a row per width, a column per bucket size.
+fn print_limits(cli: &Cli) {
+    let header: Vec<String> = cli.bucket_sizes.iter().map(|b| format!("b = {b}")).collect();
+    println!("| f | {} |", header.join(" | "));
+    println!("|---|{}", "---:|".repeat(header.len()));
+    for bits in cli.bits.0..=cli.bits.1 {
+        let limits: Vec<String> = cli
+            .bucket_sizes
+            .iter()
+            .map(|&b| match capacity_limit(b, bits) {
+                limit if limit >= usize::MAX / 8 => "any".to_string(),
+                limit => limit.to_string(),
+            })
+            .collect();
+        println!("| {bits} | {} |", limits.join(" | "));
+    }
 }
 
 fn parse_range(text: &str) -> Result<(u32, u32), String> {
@@ -72,6 +95,10 @@ fn fill(filter: &mut CuckooFilter, keys: usize, seed: u64, capacity_only: bool) 
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if cli.limits {
+        print_limits(&cli);
+        return ExitCode::SUCCESS;
+    }
     println!("{} items per filter, {} seeds each", cli.keys, cli.seeds);
     println!();
     println!(

@@ -16,13 +16,14 @@
 //!   fingerprints there are only about `(2^f - 1) m / 2` such pairs, so the chance that one of
 //!   them overflows grows with the number of items and falls steeply with `f` and `b`. The
 //!   builder estimates the expected number of overflowing groups (pairs, and stars of three
-//!   buckets) and accepts a configuration only when it is at most [`FIT_FAILURE_BOUND`]: it adds
+//!   buckets, doubled for larger groups) and accepts a configuration only when it is at most
+//!   [`FIT_FAILURE_BOUND`]: it adds
 //!   a few buckets where that suffices, and otherwise refuses with
 //!   [`ConfigError::TooNarrow`](crate::ConfigError::TooNarrow), naming a width and a bucket size
 //!   that hold the capacity. A width derived from a false-positive rate is widened instead.
 //!
 //! [`capacity_limit`] tells the largest capacity each width and bucket size accepts. The default
-//! (12-bit fingerprints in buckets of 4) has no practical limit; buckets of 2 need about 10 bits
+//! (12-bit fingerprints in buckets of 4) has no practical limit; buckets of 2 need about 11 bits
 //! for a million items and 12 for a hundred million.
 
 use crate::config::{BUCKET_SIZES, FINGERPRINT_BITS};
@@ -36,10 +37,13 @@ use crate::config::{BUCKET_SIZES, FINGERPRINT_BITS};
 /// ```
 pub const FIT_FAILURE_BOUND: f64 = 1e-6;
 
-/// Occupancy the table is sized for: just below the lowest load at which insertion first failed in
-/// our measurements at 10^5, 10^6 and 10^7 items over several seeds, for the default eviction
-/// limit. Narrow fingerprints fill less: `2^f - 1` fingerprints give each bucket at most that many
-/// neighbours, so the path search has fewer ways out.
+/// Occupancy the table is sized for: below the lowest load at which insertion first failed in our
+/// measurements (3-4 seeds at 10^6 and 10^7 items, with the default eviction limit; the table and
+/// the figures are in `docs/sizing.md`). Narrow fingerprints fill less, because `2^f - 1`
+/// fingerprints give each bucket at most that many neighbours, and their first failures come
+/// earlier in larger tables (about half a point per tenfold at 7-9 bits in buckets of 4, one to
+/// one and a half points at 4-5 bits in buckets of 8): their margins cover that decline out to
+/// 10^9 items.
 pub(crate) fn graph_load(bucket_size: usize, fingerprint_bits: u32) -> f64 {
     match (bucket_size, fingerprint_bits) {
         (2, 4..=5) => 0.33,
@@ -48,13 +52,15 @@ pub(crate) fn graph_load(bucket_size: usize, fingerprint_bits: u32) -> f64 {
         (2, _) => 0.82,
         (4, 4) => 0.75,
         (4, 5) => 0.83,
-        (4, 6) => 0.91,
-        (4, 7) => 0.93,
+        (4, 6) => 0.90,
+        (4, 7) => 0.91,
+        (4, 8) => 0.93,
+        (4, 9) => 0.94,
         (4, _) => 0.95,
-        (_, 4) => 0.85,
-        (_, 5) => 0.88,
-        (_, 6) => 0.94,
-        (_, 7) => 0.96,
+        (_, 4) => 0.82,
+        (_, 5) => 0.87,
+        (_, 6) => 0.93,
+        (_, 7) => 0.95,
         (_, _) => 0.97,
     }
 }
@@ -140,9 +146,12 @@ fn binomial_tail(trials: usize, p: f64, k: u32) -> f64 {
     sum.min(1.0)
 }
 
-/// Whether a table of `buckets` buckets keeps the fit promise for `capacity` items.
+/// Whether a table of `buckets` buckets keeps the fit promise for `capacity` items. The estimate
+/// counts pairs and stars; groups of four buckets and more add less than the stars do (each needs
+/// `b` more items in one more bucket, and stars add at most 0.3 of the pairs' share, in the
+/// narrowest configuration), so twice the estimate bounds them all.
 pub(crate) fn fits(capacity: usize, buckets: usize, bucket_size: usize, fingerprint_bits: u32) -> bool {
-    overflow_expectation(capacity, buckets, bucket_size, fingerprint_bits) <= FIT_FAILURE_BOUND
+    2.0 * overflow_expectation(capacity, buckets, bucket_size, fingerprint_bits) <= FIT_FAILURE_BOUND
 }
 
 /// The bucket count for `capacity` items that also keeps the fit promise: the [`buckets_for`]

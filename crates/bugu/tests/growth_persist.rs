@@ -109,9 +109,10 @@ struct Golden {
     file: &'static str,
     build: fn() -> GrowableFilter,
     items: fn() -> Vec<String>,
-    /// The file predates a sizing change: a fresh build has the same levels (widths, capacities,
-    /// items) in more buckets. Small tables of 2-slot buckets gained buckets when the builder
-    /// began to keep the chance of a failed fill below `FIT_FAILURE_BOUND`.
+    /// The file predates a sizing change: a fresh build has the same first level (width,
+    /// capacity) in more buckets. Tiny tables gained buckets when the builder began to keep the
+    /// chance of a failed fill below `FIT_FAILURE_BOUND` (20 items in 10 buckets of 4 put 9 items
+    /// in one bucket pair about once in a million fills).
     resized_since: bool,
 }
 
@@ -156,6 +157,13 @@ fn golden_custom_items() -> Vec<String> {
 const GOLDEN: &[Golden] = &[
     Golden {
         file: "growable_default.bugu",
+        build: golden_default,
+        items: golden_default_items,
+        resized_since: true,
+    },
+    // The default again, written after the sizing change: pins today's sizing byte for byte.
+    Golden {
+        file: "growable_default_fit_sizing.bugu",
         build: golden_default,
         items: golden_default_items,
         resized_since: false,

@@ -4,7 +4,7 @@
 //! libcuckoo) looks for the shortest chain `B0[s0] -> B1[s1] -> ... -> Bk` where each fingerprint
 //! can move to its alternate bucket and `Bk` has a free slot. The search only reads the table;
 //! only a path that was found is applied, from its free end backwards, so that every fingerprint
-//! is always somewhere a lookup finds it. Hence (DESIGN §4):
+//! is always somewhere a lookup finds it. Hence (see `docs/design.md`):
 //! - a failed insert changes nothing and loses nothing (the `cuckoofilter` crate and the seed
 //!   articles drop the last evicted fingerprint instead);
 //! - insertion needs no random numbers: it is a pure function of the table and the item, so

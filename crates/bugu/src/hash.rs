@@ -1,7 +1,7 @@
 //! From an item to one stable 64-bit hash, and from that hash to a fingerprint and two buckets.
 //!
 //! Filters are persisted, replicated and loaded on other machines years later, so the hash must be
-//! the same on every platform and in every later version of this crate (DESIGN §2). We use XXH3-64
+//! the same on every platform and in every later version of this crate (`docs/design.md`). We use XXH3-64
 //! with a seed, whose output is frozen since xxHash 0.8.
 //!
 //! Three ways in:

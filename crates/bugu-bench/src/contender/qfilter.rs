@@ -1,7 +1,8 @@
 //! `qfilter` 0.3: a rank-select quotient filter for `n` items at the target rate, with its default
 //! (stable foldhash) hasher. Inserts use `insert_duplicated`, the multiset insert: the plain
 //! `insert` skips keys that already look present, and deleting the key that made another one look
-//! present would then turn that one into a false negative (DESIGN §4) — the workload deletes.
+//! present would then turn that one into a false negative (`docs/design.md`, multiset semantics)
+//! — the workload deletes.
 
 use super::{Contender, Settings, grouped, insert_each, percent, remove_each};
 use crate::workload::Key;

@@ -2,7 +2,7 @@
 //! over a byte vector, and viewed over a memory-mapped file of the same bytes; then batched
 //! (`contains_batch`) on the owned filter and on the mapped view.
 //!
-//! `cargo bench -p bugu --bench view`
+//! `cargo bench -p bugu-bench --bench view`
 
 use std::hint::black_box;
 

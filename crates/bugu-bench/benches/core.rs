@@ -4,7 +4,7 @@
 //!
 //! The large size defaults to 16M items (about 26 MB at 12 bits per fingerprint): 4M items would
 //! take 6.4 MB, which still fits in the 32 MiB L3 of the reference machines. Override it with
-//! `BUGU_BENCH_ITEMS=4000000 cargo bench -p bugu --bench core`. The comparison against other
+//! `BUGU_BENCH_ITEMS=4000000 cargo bench -p bugu-bench --bench core`. The comparison against other
 //! crates lives in `crates/bugu-bench`.
 
 use std::hint::black_box;

@@ -3,7 +3,7 @@
 //! Inserts 5,000 items, checks that every one is found, measures the false-positive rate on 5,000
 //! items that were never inserted, deletes 1,000 and checks what remains, then prints the stats.
 //!
-//! Run with `cargo run --release --example demo`.
+//! Run with `cargo run --release -p bugu-demo`.
 
 use bugu::{CuckooFilter, Filter, FilterMut};
 

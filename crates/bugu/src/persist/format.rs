@@ -66,8 +66,9 @@ pub(crate) const CHECKSUM_LEN: usize = 8;
 pub enum FilterKind {
     /// A [`CuckooFilter`]: one section.
     Cuckoo,
-    /// The growable filter: a chain of cuckoo filter sections (code reserved).
-    Scalable,
+    /// A [`GrowableFilter`](crate::GrowableFilter): its growth settings, then one cuckoo filter
+    /// section per level.
+    Growable,
     /// The filter shared between threads (code reserved).
     Concurrent,
 }
@@ -76,12 +77,12 @@ impl FilterKind {
     /// The kind's code in the header.
     ///
     /// ```
-    /// assert_eq!(bugu::persist::FilterKind::Scalable.code(), 2);
+    /// assert_eq!(bugu::persist::FilterKind::Growable.code(), 2);
     /// ```
     pub const fn code(self) -> u16 {
         match self {
             FilterKind::Cuckoo => 1,
-            FilterKind::Scalable => 2,
+            FilterKind::Growable => 2,
             FilterKind::Concurrent => 3,
         }
     }
@@ -94,7 +95,7 @@ impl FilterKind {
     pub const fn from_code(code: u16) -> Option<Self> {
         match code {
             1 => Some(FilterKind::Cuckoo),
-            2 => Some(FilterKind::Scalable),
+            2 => Some(FilterKind::Growable),
             3 => Some(FilterKind::Concurrent),
             _ => None,
         }
@@ -403,7 +404,7 @@ mod tests {
 
     #[test]
     fn headers_round_trip_and_reject_garbage() {
-        for kind in [FilterKind::Cuckoo, FilterKind::Scalable, FilterKind::Concurrent] {
+        for kind in [FilterKind::Cuckoo, FilterKind::Growable, FilterKind::Concurrent] {
             assert_eq!(parse_header(&encode_header(kind)).unwrap(), kind);
             assert_eq!(FilterKind::from_code(kind.code()), Some(kind));
         }

@@ -6,6 +6,7 @@
 //! file     = header(16) body checksum(8)
 //! header   = magic(8) version:u16 kind:u16 flags:u32
 //! body     = (kind 1, cuckoo) one section
+//!          | (kind 2, growable) fields(56) one section per level   (see growable.rs)
 //! section  = params(40) payload(P) zeros(T)      P = ceil(buckets * bucket_size * bits / 8)
 //!                                                T = round_up8(P + 16) - P, so 16..=23 bytes
 //! checksum = XXH3-64 (seed 0) of every byte before it

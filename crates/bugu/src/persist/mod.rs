@@ -7,6 +7,15 @@
 //! - [`CuckooFilter::save`](crate::CuckooFilter::save) / [`CuckooFilter::load`](crate::CuckooFilter::load): files, saved atomically.
 //! - [`CuckooView`]: queries straight from the bytes (a memory-mapped file), no copy.
 //! - With the `serde` feature, [`CuckooFilter`](crate::CuckooFilter) (de)serializes as the same bytes.
+//! - [`GrowableFilter`](crate::GrowableFilter) has the same `to_bytes` / `from_bytes`,
+//!   `write_to` / `read_from` and `save` / `load`: kind 2, its growth settings and one section per
+//!   level, through the same writer and reader.
+//!
+//! Where things live: `format.rs` the layout and the checks every reader shares, `writer.rs` the
+//! `Encoder` and the cuckoo filter's writing, `reader.rs` the `Decoder` and its stream reading,
+//! `view.rs` [`CuckooView`] and the zero-copy section cursor, `file.rs` atomic saves and loads,
+//! `growable.rs` the growable filter's kind, `error.rs` [`PersistError`], `serde_impl.rs` the
+//! `serde` feature.
 //!
 //! The layout is documented byte by byte in `docs/format.md`:
 //!

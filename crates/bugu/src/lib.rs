@@ -48,10 +48,10 @@ mod config;
 mod cuckoo;
 mod error;
 mod filter;
+pub mod growable;
 pub mod hash;
 mod membership;
 pub mod persist;
-pub mod scalable;
 pub mod sizing;
 mod stats;
 mod table;
@@ -62,12 +62,12 @@ pub use config::{
 };
 pub use error::{ConfigError, Error, InsertError};
 pub use filter::CuckooFilter;
-pub use membership::{Filter, FilterMut};
-pub use persist::{CuckooView, PersistError};
-pub use scalable::{
+pub use growable::{
     DEFAULT_GROWTH_FACTOR, DEFAULT_INITIAL_CAPACITY, DEFAULT_TARGET_FALSE_POSITIVE_RATE, DEFAULT_TIGHTENING,
     GROWTH_FACTORS, GrowableBuilder, GrowableConfigError, GrowableFilter, Removal, Tightening,
 };
+pub use membership::{Filter, FilterMut};
+pub use persist::{CuckooView, PersistError};
 pub use sizing::FIT_FAILURE_BOUND;
 pub use stats::{Bucket, Stats};
 

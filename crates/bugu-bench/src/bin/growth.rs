@@ -233,7 +233,7 @@ fn main() -> ExitCode {
         clock,
     );
     print_table(&cli, clock, &results);
-    // Deletes may cost a growable filter a few keys (documented in bugu::scalable); inserts
+    // Deletes may cost a growable filter a few keys (documented in bugu::growable); inserts
     // must cost none.
     if results.iter().any(|m| m.false_negatives > 0 || m.failed_inserts > 0) {
         eprintln!("a filter lost keys or refused inserts: see the table");

@@ -187,7 +187,7 @@ impl fmt::Display for FilterKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             FilterKind::Cuckoo => "cuckoo",
-            FilterKind::Scalable => "scalable",
+            FilterKind::Growable => "growable",
             FilterKind::Concurrent => "concurrent",
         })
     }

@@ -6,6 +6,7 @@
 //! file     = header(16) body checksum(8)
 //! header   = magic(8) version:u16 kind:u16 flags:u32
 //! body     = (kind 1, cuckoo) one section
+//!          | (kind 2, growable) fields(56) one section per level   (see growable.rs)
 //! section  = params(40) payload(P) zeros(T)      P = ceil(buckets * bucket_size * bits / 8)
 //!                                                T = round_up8(P + 16) - P, so 16..=23 bytes
 //! checksum = XXH3-64 (seed 0) of every byte before it
@@ -66,8 +67,9 @@ pub(crate) const CHECKSUM_LEN: usize = 8;
 pub enum FilterKind {
     /// A [`CuckooFilter`]: one section.
     Cuckoo,
-    /// The growable filter: a chain of cuckoo filter sections (code reserved).
-    Scalable,
+    /// A [`GrowableFilter`](crate::GrowableFilter): its growth settings, then one cuckoo filter
+    /// section per level.
+    Growable,
     /// The filter shared between threads (code reserved).
     Concurrent,
 }
@@ -76,12 +78,12 @@ impl FilterKind {
     /// The kind's code in the header.
     ///
     /// ```
-    /// assert_eq!(bugu::persist::FilterKind::Scalable.code(), 2);
+    /// assert_eq!(bugu::persist::FilterKind::Growable.code(), 2);
     /// ```
     pub const fn code(self) -> u16 {
         match self {
             FilterKind::Cuckoo => 1,
-            FilterKind::Scalable => 2,
+            FilterKind::Growable => 2,
             FilterKind::Concurrent => 3,
         }
     }
@@ -94,7 +96,7 @@ impl FilterKind {
     pub const fn from_code(code: u16) -> Option<Self> {
         match code {
             1 => Some(FilterKind::Cuckoo),
-            2 => Some(FilterKind::Scalable),
+            2 => Some(FilterKind::Growable),
             3 => Some(FilterKind::Concurrent),
             _ => None,
         }
@@ -403,7 +405,7 @@ mod tests {
 
     #[test]
     fn headers_round_trip_and_reject_garbage() {
-        for kind in [FilterKind::Cuckoo, FilterKind::Scalable, FilterKind::Concurrent] {
+        for kind in [FilterKind::Cuckoo, FilterKind::Growable, FilterKind::Concurrent] {
             assert_eq!(parse_header(&encode_header(kind)).unwrap(), kind);
             assert_eq!(FilterKind::from_code(kind.code()), Some(kind));
         }

@@ -7,6 +7,15 @@
 //! - [`CuckooFilter::save`](crate::CuckooFilter::save) / [`CuckooFilter::load`](crate::CuckooFilter::load): files, saved atomically.
 //! - [`CuckooView`]: queries straight from the bytes (a memory-mapped file), no copy.
 //! - With the `serde` feature, [`CuckooFilter`](crate::CuckooFilter) (de)serializes as the same bytes.
+//! - [`GrowableFilter`](crate::GrowableFilter) has the same `to_bytes` / `from_bytes`,
+//!   `write_to` / `read_from` and `save` / `load`: kind 2, its growth settings and one section per
+//!   level, through the same writer and reader.
+//!
+//! Where things live: `format.rs` the layout and the checks every reader shares, `writer.rs` the
+//! `Encoder` and the cuckoo filter's writing, `reader.rs` the `Decoder` and its stream reading,
+//! `view.rs` [`CuckooView`] and the zero-copy section cursor, `file.rs` atomic saves and loads,
+//! `growable.rs` the growable filter's kind, `error.rs` [`PersistError`], `serde_impl.rs` the
+//! `serde` feature.
 //!
 //! The layout is documented byte by byte in `docs/format.md`:
 //!
@@ -14,7 +23,7 @@
 //! offset  size  field
 //!      0     8  magic  89 42 55 47 55 0d 0a 1a  ("\x89BUGU\r\n\x1a")
 //!      8     2  format version (1)
-//!     10     2  filter kind (1 cuckoo, 2 scalable, 3 concurrent)
+//!     10     2  filter kind (1 cuckoo, 2 growable, 3 concurrent)
 //!     12     4  flags (0)
 //!     16    40  section parameters: fingerprint bits, bucket size, hash id, reserved,
 //!               eviction limit, seed, bucket count, capacity, item count
@@ -37,6 +46,7 @@
 mod error;
 mod file;
 mod format;
+mod growable;
 mod reader;
 #[cfg(feature = "serde")]
 mod serde_impl;
@@ -82,7 +92,7 @@ mod tests {
     }
 
     fn encode(levels: &[CuckooFilter]) -> Vec<u8> {
-        let mut encoder = Encoder::new(Vec::new(), FilterKind::Scalable).unwrap();
+        let mut encoder = Encoder::new(Vec::new(), FilterKind::Growable).unwrap();
         encoder.write_u64(levels.len() as u64).unwrap();
         for level in levels {
             encoder.section(level).unwrap();
@@ -102,13 +112,13 @@ mod tests {
         assert_eq!(bytes.len(), expected_len);
 
         let mut decoder = Decoder::new(&bytes[..], None);
-        expect_kind(decoder.header().unwrap(), FilterKind::Scalable).unwrap();
+        expect_kind(decoder.header().unwrap(), FilterKind::Growable).unwrap();
         let count = decoder.read_u64("level count").unwrap();
         let read: Vec<CuckooFilter> = (0..count).map(|_| decoder.section().unwrap()).collect();
         decoder.finish().unwrap();
         assert_eq!(decoder.offset(), bytes.len() as u64);
 
-        let mut cursor = ViewCursor::new(&bytes, FilterKind::Scalable).unwrap();
+        let mut cursor = ViewCursor::new(&bytes, FilterKind::Growable).unwrap();
         assert_eq!(cursor.read_u64("level count").unwrap(), 3);
         let views: Vec<SectionView<'_>> = (0..3).map(|_| cursor.section().unwrap()).collect();
         cursor.finish().unwrap();
@@ -148,7 +158,7 @@ mod tests {
         }
         assert!(matches!(decoder.finish(), Err(PersistError::LenMismatch { .. })));
 
-        let mut cursor = ViewCursor::new(&bytes, FilterKind::Scalable).unwrap();
+        let mut cursor = ViewCursor::new(&bytes, FilterKind::Growable).unwrap();
         cursor.read_u64("level count").unwrap();
         for _ in 0..3 {
             cursor.section().unwrap();
@@ -172,11 +182,11 @@ mod tests {
         let bytes = encode(&levels());
         assert!(matches!(
             CuckooFilter::from_bytes(&bytes),
-            Err(PersistError::WrongKind { expected: FilterKind::Cuckoo, found: FilterKind::Scalable })
+            Err(PersistError::WrongKind { expected: FilterKind::Cuckoo, found: FilterKind::Growable })
         ));
         assert!(matches!(CuckooFilter::read_from(&bytes[..]), Err(PersistError::WrongKind { .. })));
-        assert_eq!(FilterKind::detect(&bytes).unwrap(), FilterKind::Scalable);
-        let message = PersistError::WrongKind { expected: FilterKind::Cuckoo, found: FilterKind::Scalable };
-        assert_eq!(message.to_string(), "the input holds a scalable filter, not a cuckoo filter");
+        assert_eq!(FilterKind::detect(&bytes).unwrap(), FilterKind::Growable);
+        let message = PersistError::WrongKind { expected: FilterKind::Cuckoo, found: FilterKind::Growable };
+        assert_eq!(message.to_string(), "the input holds a growable filter, not a cuckoo filter");
     }
 }

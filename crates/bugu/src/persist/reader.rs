@@ -30,7 +30,7 @@ const FIRST_CHUNK: usize = 8 << 10;
 ///
 /// ```text
 /// let mut decoder = Decoder::new(reader, None);
-/// expect_kind(decoder.header()?, FilterKind::Scalable)?;
+/// expect_kind(decoder.header()?, FilterKind::Growable)?;
 /// let levels = decoder.read_u64("level count")?;   // validate before use: bound it by the input
 /// for _ in 0..levels { chain.push(decoder.section()?); }
 /// decoder.finish()?;

@@ -16,7 +16,7 @@ use super::format::{CHECKSUM_LEN, FilterKind, HEADER_LEN, Section, encode_header
 /// This is the API other filter types (the growable filter's chain of levels) persist through:
 ///
 /// ```text
-/// let mut encoder = Encoder::new(writer, FilterKind::Scalable)?;
+/// let mut encoder = Encoder::new(writer, FilterKind::Growable)?;
 /// encoder.write_u64(levels.len() as u64)?;      // the type's own fields (multiples of 8 bytes
 /// for level in &levels {                        // keep the next payloads 8-byte aligned)
 ///     encoder.section(level)?;

@@ -1,0 +1,360 @@
+//! [`GrowableBuilder`]: the settings of a growable filter, validated when it is built; and
+//! [`GrowableConfigError`], what a configuration that cannot be built reports.
+
+use thiserror::Error;
+
+use crate::config::{DEFAULT_BUCKET_SIZE, DEFAULT_EVICTION_LIMIT, DEFAULT_SEED};
+use crate::error::ConfigError;
+use crate::filter::CuckooFilter;
+use crate::membership::Filter;
+
+use super::filter::GrowableFilter;
+use super::policy::{
+    DEFAULT_GROWTH_FACTOR, DEFAULT_INITIAL_CAPACITY, DEFAULT_TARGET_FALSE_POSITIVE_RATE, DEFAULT_TIGHTENING,
+    GROWTH_FACTORS, Growth, Tightening,
+};
+
+/// A growable filter configuration that cannot be built.
+///
+/// ```
+/// use bugu::{GrowableConfigError, GrowableFilter};
+///
+/// let err = GrowableFilter::builder().growth_factor(1).build().unwrap_err();
+/// assert_eq!(err, GrowableConfigError::InvalidGrowthFactor(1));
+/// assert_eq!(err.to_string(), "growth factor must be between 2 and 16, got 1");
+/// ```
+#[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
+pub enum GrowableConfigError {
+    /// The first level's settings are invalid (capacity, bucket size, eviction limit, or a target
+    /// rate whose first share needs fingerprints wider than 32 bits).
+    #[error(transparent)]
+    Level(#[from] ConfigError),
+    /// The growth factor was outside [`GROWTH_FACTORS`].
+    #[error("growth factor must be between 2 and 16, got {0}")]
+    InvalidGrowthFactor(usize),
+    /// A geometric tightening ratio was not strictly between 0 and 1.
+    #[error("tightening ratio must be strictly between 0 and 1, got {0}")]
+    InvalidTighteningRatio(f64),
+    /// The maximum number of levels was 0.
+    #[error("the maximum number of levels must be at least 1")]
+    ZeroMaxLevels,
+    /// The maximum capacity was below the first level's capacity.
+    #[error("maximum capacity {max} is below the first level's capacity {initial}")]
+    MaxCapacityBelowInitial {
+        /// The configured maximum.
+        max: usize,
+        /// The first level's capacity.
+        initial: usize,
+    },
+    /// The filter given to [`GrowableBuilder::build_from`] holds more items than the maximum
+    /// capacity allows.
+    ///
+    /// ```
+    /// use bugu::{CuckooFilter, FilterMut, GrowableConfigError, GrowableFilter};
+    ///
+    /// let mut core = CuckooFilter::builder().capacity(10).false_positive_rate(0.0001).build()?;
+    /// for i in 0..11u32 {
+    ///     core.insert(&i)?; // a filter may hold a few more items than its capacity
+    /// }
+    /// let err = GrowableFilter::builder().false_positive_rate(0.001).max_capacity(10).build_from(core);
+    /// assert_eq!(err.unwrap_err(), GrowableConfigError::MaxCapacityBelowLen { max: 10, len: 11 });
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[error("maximum capacity {max} is below the {len} items the filter holds")]
+    MaxCapacityBelowLen {
+        /// The configured maximum.
+        max: usize,
+        /// The items the filter holds.
+        len: usize,
+    },
+    /// The filter given to [`GrowableBuilder::build_from`] has a false-positive bound at or above
+    /// the target: no budget is left for further levels.
+    #[error("the filter's false-positive bound {bound} is not below the target {target}")]
+    FilterAboveTarget {
+        /// The filter's [`CuckooFilter::false_positive_rate`].
+        bound: f64,
+        /// The target rate.
+        target: f64,
+    },
+}
+
+/// Builds a [`GrowableFilter`]; every setting is validated by [`build`](Self::build).
+///
+/// ```
+/// use bugu::{GrowableFilter, Tightening};
+///
+/// let filter = GrowableFilter::builder()
+///     .initial_capacity(10_000)
+///     .false_positive_rate(0.001)       // the total, at every size
+///     .growth_factor(2)                 // 2..=16
+///     .tightening(Tightening::PSeries)  // how the rate budget is split between levels
+///     .max_capacity(1_000_000)          // optional
+///     .build()?;
+/// assert_eq!(filter.capacity(), 10_000);
+/// assert!(filter.false_positive_rate() < 0.001);
+/// # Ok::<(), bugu::GrowableConfigError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[must_use]
+pub struct GrowableBuilder {
+    initial_capacity: usize,
+    target: Option<f64>,
+    growth_factor: usize,
+    tightening: Tightening,
+    max_capacity: Option<usize>,
+    max_levels: Option<usize>,
+    bucket_size: usize,
+    eviction_limit: usize,
+    seed: u64,
+}
+
+impl Default for GrowableBuilder {
+    fn default() -> Self {
+        GrowableBuilder {
+            initial_capacity: DEFAULT_INITIAL_CAPACITY,
+            target: None,
+            growth_factor: DEFAULT_GROWTH_FACTOR,
+            tightening: DEFAULT_TIGHTENING,
+            max_capacity: None,
+            max_levels: None,
+            bucket_size: DEFAULT_BUCKET_SIZE,
+            eviction_limit: DEFAULT_EVICTION_LIMIT,
+            seed: DEFAULT_SEED,
+        }
+    }
+}
+
+impl GrowableBuilder {
+    /// A builder with the defaults: initial capacity 1,000, target rate 0.001, growth factor 2,
+    /// [`DEFAULT_TIGHTENING`], no maximum, 4 slots per bucket, eviction limit 500, seed 0.
+    ///
+    /// ```
+    /// let filter = bugu::GrowableBuilder::new().build()?;
+    /// assert_eq!(filter.capacity(), 1_000);
+    /// # Ok::<(), bugu::GrowableConfigError>(())
+    /// ```
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The first level's capacity (default 1,000). Later levels are `growth factor` times larger
+    /// than the one before.
+    ///
+    /// ```
+    /// let filter = bugu::GrowableFilter::builder().initial_capacity(64).build()?;
+    /// assert_eq!(filter.capacity(), 64);
+    /// # Ok::<(), bugu::GrowableConfigError>(())
+    /// ```
+    pub fn initial_capacity(mut self, items: usize) -> Self {
+        self.initial_capacity = items;
+        self
+    }
+
+    /// The target false-positive rate of the whole filter, at every size (default 0.001).
+    ///
+    /// ```
+    /// let filter = bugu::GrowableFilter::builder().false_positive_rate(0.01).build()?;
+    /// assert_eq!(filter.target_false_positive_rate(), 0.01);
+    /// assert!(filter.false_positive_rate() < 0.01);
+    /// # Ok::<(), bugu::GrowableConfigError>(())
+    /// ```
+    pub fn false_positive_rate(mut self, rate: f64) -> Self {
+        self.target = Some(rate);
+        self
+    }
+
+    /// How much larger each new level is than the newest one: 2 (default) to 16.
+    ///
+    /// ```
+    /// let filter = bugu::GrowableFilter::builder().growth_factor(4).build()?;
+    /// assert_eq!(filter.growth_factor(), 4);
+    /// # Ok::<(), bugu::GrowableConfigError>(())
+    /// ```
+    pub fn growth_factor(mut self, factor: usize) -> Self {
+        self.growth_factor = factor;
+        self
+    }
+
+    /// How the false-positive budget is split between levels (default [`DEFAULT_TIGHTENING`]).
+    ///
+    /// ```
+    /// use bugu::Tightening;
+    /// let filter = bugu::GrowableFilter::builder().tightening(Tightening::PSeries).build()?;
+    /// assert_eq!(filter.tightening(), Tightening::PSeries);
+    /// # Ok::<(), bugu::GrowableConfigError>(())
+    /// ```
+    pub fn tightening(mut self, policy: Tightening) -> Self {
+        self.tightening = policy;
+        self
+    }
+
+    /// The most items the filter holds: an insert that would make [`len`](GrowableFilter::len)
+    /// exceed it fails with [`InsertError::Full`](crate::InsertError::Full) and changes nothing.
+    /// Default: none.
+    ///
+    /// The levels grow up to it: their capacities sum to at most `items` (the last level is cut
+    /// to fit), and each level, like any [`CuckooFilter`], accepts its capacity in distinct items,
+    /// so `items` distinct items fit. Every copy counts, including those left by ambiguous removals
+    /// (see [`GrowableFilter::remove_checked`]). It must be at least the initial capacity.
+    ///
+    /// ```
+    /// use bugu::{FilterMut, GrowableFilter, InsertError};
+    ///
+    /// let mut filter = GrowableFilter::builder().initial_capacity(100).max_capacity(250).build()?;
+    /// assert_eq!(filter.max_capacity(), Some(250));
+    /// for i in 0..250u32 {
+    ///     filter.insert(&i)?;
+    /// }
+    /// assert_eq!(filter.insert(&250u32), Err(InsertError::Full));
+    /// assert_eq!((filter.len(), filter.capacity()), (250, 100 + 150));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn max_capacity(mut self, items: usize) -> Self {
+        self.max_capacity = Some(items);
+        self
+    }
+
+    /// The largest number of levels (at least 1). Default: none.
+    ///
+    /// ```
+    /// let filter = bugu::GrowableFilter::builder().max_levels(3).build()?;
+    /// assert_eq!(filter.max_levels(), Some(3));
+    /// # Ok::<(), bugu::GrowableConfigError>(())
+    /// ```
+    pub fn max_levels(mut self, levels: usize) -> Self {
+        self.max_levels = Some(levels);
+        self
+    }
+
+    /// Slots per bucket in every level: 2, 4 (default) or 8.
+    ///
+    /// ```
+    /// let filter = bugu::GrowableFilter::builder().bucket_size(8).build()?;
+    /// assert_eq!(filter.bucket_size(), 8);
+    /// # Ok::<(), bugu::GrowableConfigError>(())
+    /// ```
+    pub fn bucket_size(mut self, slots: usize) -> Self {
+        self.bucket_size = slots;
+        self
+    }
+
+    /// The eviction limit of every level (see
+    /// [`Builder::eviction_limit`](crate::Builder::eviction_limit); default 500).
+    ///
+    /// ```
+    /// let filter = bugu::GrowableFilter::builder().eviction_limit(100).build()?;
+    /// assert_eq!(filter.eviction_limit(), 100);
+    /// # Ok::<(), bugu::GrowableConfigError>(())
+    /// ```
+    pub fn eviction_limit(mut self, limit: usize) -> Self {
+        self.eviction_limit = limit;
+        self
+    }
+
+    /// The hash seed (default 0), shared by every level.
+    ///
+    /// ```
+    /// use bugu::Filter;
+    /// let filter = bugu::GrowableFilter::builder().seed(7).build()?;
+    /// assert_eq!(filter.seed(), 7);
+    /// # Ok::<(), bugu::GrowableConfigError>(())
+    /// ```
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// The growth policy these settings describe, for a resolved target and the levels' bucket
+    /// size, eviction limit and seed.
+    fn growth(&self, target: f64, (bucket_size, eviction_limit, seed): (usize, usize, u64)) -> Growth {
+        Growth {
+            target,
+            growth_factor: self.growth_factor,
+            tightening: self.tightening,
+            max_capacity: self.max_capacity,
+            max_levels: self.max_levels,
+            bucket_size,
+            eviction_limit,
+            seed,
+        }
+    }
+
+    fn validate(&self, target: f64, initial: usize) -> Result<(), GrowableConfigError> {
+        if !GROWTH_FACTORS.contains(&self.growth_factor) {
+            return Err(GrowableConfigError::InvalidGrowthFactor(self.growth_factor));
+        }
+        if !(target > 0.0 && target < 1.0) {
+            return Err(ConfigError::InvalidFalsePositiveRate(target).into());
+        }
+        self.tightening.validate()?;
+        if self.max_levels == Some(0) {
+            return Err(GrowableConfigError::ZeroMaxLevels);
+        }
+        match self.max_capacity {
+            Some(max) if max < initial => Err(GrowableConfigError::MaxCapacityBelowInitial { max, initial }),
+            _ => Ok(()),
+        }
+    }
+
+    /// Builds an empty filter of one level.
+    ///
+    /// ```
+    /// use bugu::GrowableFilter;
+    ///
+    /// let filter = GrowableFilter::builder().initial_capacity(1_000).build()?;
+    /// assert_eq!(filter.level_count(), 1);
+    /// assert!(GrowableFilter::builder().initial_capacity(0).build().is_err());
+    /// # Ok::<(), bugu::GrowableConfigError>(())
+    /// ```
+    pub fn build(&self) -> Result<GrowableFilter, GrowableConfigError> {
+        let target = self.target.unwrap_or(DEFAULT_TARGET_FALSE_POSITIVE_RATE);
+        self.validate(target, self.initial_capacity)?;
+        let growth = self.growth(target, (self.bucket_size, self.eviction_limit, self.seed));
+        let first = growth.level_builder(0, self.initial_capacity, 0.0).build()?;
+        Ok(GrowableFilter::from_parts(vec![first], growth))
+    }
+
+    /// Builds a growable filter whose first level is `filter`, items and all.
+    ///
+    /// The bucket size, eviction limit and seed come from `filter` (the builder's are ignored), as
+    /// does the first level's capacity. The filter's bound `r_0` takes the first part of the
+    /// budget, and later levels share what is left, `p - r_0` (see the module docs):
+    /// - with a target set by [`false_positive_rate`](Self::false_positive_rate), `r_0` must be
+    ///   below it ([`GrowableConfigError::FilterAboveTarget`] otherwise). If `r_0` is larger than
+    ///   the share the policy would have given a first level, the later levels get narrower
+    ///   shares (more bits) than in a filter built from scratch; the total stays below the target;
+    /// - with no target set, the filter is treated as the first level of the series: the target
+    ///   becomes `r_0 / phi_0`, e.g. `r_0 / 0.15` for the default policy.
+    ///
+    /// ```
+    /// use bugu::{CuckooFilter, Filter, FilterMut, GrowableFilter};
+    ///
+    /// let mut core = CuckooFilter::builder().capacity(100).false_positive_rate(0.0001).build()?;
+    /// core.insert("kept")?;
+    /// let mut filter = GrowableFilter::builder().false_positive_rate(0.001).build_from(core)?;
+    /// assert!(filter.contains("kept"));
+    /// for i in 0..1_000u32 {
+    ///     filter.insert(&i)?; // grows past the original capacity
+    /// }
+    /// assert!(filter.level_count() > 1);
+    /// assert!(filter.false_positive_rate() < 0.001);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn build_from(&self, filter: CuckooFilter) -> Result<GrowableFilter, GrowableConfigError> {
+        let bound = filter.false_positive_rate();
+        let target = match self.target {
+            Some(target) => target,
+            None => (bound / self.tightening.fraction(0)).min(1.0 - f64::EPSILON),
+        };
+        self.validate(target, filter.capacity())?;
+        if let Some(max) = self.max_capacity.filter(|&max| filter.len() > max) {
+            return Err(GrowableConfigError::MaxCapacityBelowLen { max, len: filter.len() });
+        }
+        if bound >= target {
+            return Err(GrowableConfigError::FilterAboveTarget { bound, target });
+        }
+        let growth = self.growth(target, (filter.bucket_size(), filter.eviction_limit(), filter.seed()));
+        Ok(GrowableFilter::from_parts(vec![filter], growth))
+    }
+}

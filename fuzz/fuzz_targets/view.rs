@@ -11,8 +11,11 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     let Some(bytes) = bugu_fuzz::file_bytes(data) else { return };
     let bytes = &bytes[..];
-    let hashes: Vec<u64> =
-        bytes.chunks(8).map(|c| c.iter().fold(0u64, |h, &b| h << 8 | u64::from(b))).chain([0, u64::MAX]).collect();
+    let hashes: Vec<u64> = bytes
+        .chunks(8)
+        .map(|c| c.iter().fold(0u64, |h, &b| h << 8 | u64::from(b)))
+        .chain([0, u64::MAX])
+        .collect();
 
     // Trusted: whatever the table holds, queries must stay in bounds.
     if let Ok(view) = CuckooView::from_trusted_bytes(bytes) {

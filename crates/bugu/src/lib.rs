@@ -64,7 +64,7 @@ pub use error::{ConfigError, Error, InsertError};
 pub use filter::CuckooFilter;
 pub use growable::{
     DEFAULT_GROWTH_FACTOR, DEFAULT_INITIAL_CAPACITY, DEFAULT_TARGET_FALSE_POSITIVE_RATE, DEFAULT_TIGHTENING,
-    GROWTH_FACTORS, GrowableBuilder, GrowableConfigError, GrowableFilter, Removal, Tightening,
+    GROWTH_FACTORS, GrowableBuilder, GrowableConfigError, GrowableFilter, MAX_LEVELS, Removal, Tightening,
 };
 pub use membership::{Filter, FilterMut};
 pub use persist::{CuckooView, PersistError};

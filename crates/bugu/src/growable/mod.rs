@@ -204,5 +204,5 @@ pub use filter::{GrowableFilter, Removal};
 pub(crate) use policy::Growth;
 pub use policy::{
     DEFAULT_GROWTH_FACTOR, DEFAULT_INITIAL_CAPACITY, DEFAULT_TARGET_FALSE_POSITIVE_RATE, DEFAULT_TIGHTENING,
-    GROWTH_FACTORS, Tightening,
+    GROWTH_FACTORS, MAX_LEVELS, Tightening,
 };

@@ -26,6 +26,15 @@ pub const DEFAULT_GROWTH_FACTOR: usize = 2;
 /// ```
 pub const GROWTH_FACTORS: std::ops::RangeInclusive<usize> = 2..=16;
 
+/// The most levels a growable filter holds, whatever its `max_levels`: growth stops there
+/// ([`InsertError::Full`]), and the byte format accepts no more. Capacities at least double from at
+/// least 1 item, so only a filter built by hand from bytes can come near it.
+///
+/// ```
+/// assert_eq!(bugu::MAX_LEVELS, 64);
+/// ```
+pub const MAX_LEVELS: usize = 64;
+
 /// The default target false-positive rate of a growable filter (that of `scalable_cuckoo_filter`).
 pub const DEFAULT_TARGET_FALSE_POSITIVE_RATE: f64 = 0.001;
 
@@ -127,7 +136,7 @@ impl Growth {
     /// of the budget the levels left; or [`InsertError::Full`] if the maximum forbids one.
     pub(super) fn next_level_builder(&self, levels: &[CuckooFilter]) -> Result<Builder, InsertError> {
         let index = levels.len();
-        if self.max_levels.is_some_and(|max| index >= max) {
+        if index >= MAX_LEVELS || self.max_levels.is_some_and(|max| index >= max) {
             return Err(InsertError::Full);
         }
         let newest = levels[index - 1].capacity();

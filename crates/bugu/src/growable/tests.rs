@@ -708,3 +708,27 @@ fn debug_clone_send_sync() {
     assert!(debug.contains("levels: 3"), "{debug}");
     assert!(debug.len() < 300);
 }
+
+#[test]
+fn growth_stops_at_the_most_levels_the_format_reads() {
+    // Only bytes built by hand reach 64 levels: here 64 tiny full levels of a loose target. An
+    // insert that all refuse must fail instead of adding a 65th level, which the reader would
+    // refuse, so that whatever is written reads back.
+    let growth = *GrowableFilter::builder().false_positive_rate(0.5).build().unwrap().growth();
+    let level = |seed: u64| {
+        let mut level =
+            CuckooFilter::builder().capacity(1).fingerprint_bits(16).seed(growth.seed).build().unwrap();
+        let mut key = seed << 32;
+        while level.insert(&key).is_ok() {
+            key += 1;
+        }
+        level
+    };
+    let mut filter = GrowableFilter::from_parts((0..MAX_LEVELS as u64).map(level).collect(), growth);
+    assert!(filter.false_positive_rate() < 0.5);
+    let (len, before) = (filter.len(), snapshot(&filter));
+    assert_eq!(filter.insert(&u64::MAX), Err(InsertError::Full));
+    assert_eq!((filter.len(), snapshot(&filter)), (len, before));
+    let copy = GrowableFilter::from_bytes(&filter.to_bytes()).unwrap();
+    assert_eq!(copy.level_count(), MAX_LEVELS);
+}

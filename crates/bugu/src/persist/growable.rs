@@ -25,10 +25,8 @@ use super::writer::Encoder;
 
 /// Bytes of the growable filter's own fields, after the header.
 const GROWABLE_FIELDS_LEN: usize = 56;
-/// Levels a persisted growable filter may have. Capacities at least double from a capacity of at
-/// least 1 (only a last level cut by a maximum capacity may be smaller), so no filter that fits in
-/// memory has more than 64 levels.
-const MAX_PERSISTED_LEVELS: u64 = 64;
+/// Levels a persisted growable filter may have: as many as growth ever adds.
+const MAX_PERSISTED_LEVELS: u64 = crate::growable::MAX_LEVELS as u64;
 /// Tightening codes in the persisted fields.
 const TIGHTENING_GEOMETRIC: u64 = 1;
 const TIGHTENING_P_SERIES: u64 = 2;

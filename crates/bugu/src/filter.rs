@@ -1,5 +1,6 @@
-//! [`CuckooFilter`]: the single-threaded filter, composed of the addressing scheme, the packed
-//! table and the shared insertion algorithm.
+//! The cuckoo filter over its storage, [`CuckooFilterIn`]: the addressing scheme, the packed table
+//! and the shared insertion algorithm, composed once. Everything that only reads is written for any
+//! storage; inserting and removing need the owned one, [`CuckooFilter`].
 
 use std::fmt;
 use std::hash::Hash;
@@ -13,10 +14,60 @@ use crate::hash::Addressing;
 use crate::membership::{Filter, FilterMut};
 use crate::sizing::false_positive_bound;
 use crate::stats::{Bucket, Stats};
-use crate::table::Table;
+use crate::table::{AllocFailed, Table};
+
+/// A cuckoo filter whose table lives in `S`: one type for every place a filter's bytes can live.
+///
+/// `S` holds the packed buckets followed by 16 bytes of padding, exactly as the persistent format
+/// stores them; only the crate's table code interprets those bytes. The one bound on it,
+/// `S: AsRef<[u8]>`, is all that reading needs, so every read-only method — the getters,
+/// [`Filter`] (lookups, counts, batches), [`stats`](Self::stats), [`buckets`](Self::buckets) and
+/// the writers of the persistent format ([`to_bytes`](Self::to_bytes), [`write_to`](Self::write_to),
+/// [`save`](Self::save)) — is written once for all storages. Inserting and removing
+/// ([`FilterMut`], [`clear`](CuckooFilter::clear)) need storage the filter owns.
+///
+/// Two storages are named:
+/// - [`CuckooFilter`] (`Vec<u8>`, the default): the owned, mutable filter;
+/// - [`CuckooView`](crate::CuckooView) (`&[u8]`): a read-only filter over borrowed bytes of the
+///   persistent format, such as a memory-mapped file, opened without copying.
+///
+/// ```
+/// use bugu::{CuckooFilter, CuckooFilterIn, CuckooView, Filter, FilterMut};
+///
+/// /// Works for an owned filter and a view alike.
+/// fn describe<S: AsRef<[u8]>>(filter: &CuckooFilterIn<S>) -> String {
+///     format!("{} items in {} buckets", filter.len(), filter.bucket_count())
+/// }
+///
+/// let mut filter = CuckooFilter::new(100)?;
+/// filter.insert("a")?;
+/// let bytes = filter.to_bytes();
+/// let view = CuckooView::from_bytes(&bytes)?;
+/// assert_eq!(describe(&filter), describe(&view));
+/// assert!(view.contains("a"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone)]
+pub struct CuckooFilterIn<S = Vec<u8>> {
+    config: Config,
+    lookup: Lookup<S>,
+    len: usize,
+    /// Whether `len` is known to equal the table's occupied slots, which `remove` relies on. True
+    /// for owned filters (built empty, read with every check, or copied with a count), whose
+    /// inserts and removes keep it so, and for views of fully validated bytes; false for views of
+    /// trusted bytes, whose owned copies count their table instead.
+    len_checked: bool,
+    /// The whole persisted filter (header to checksum) whose table this filter reads in place:
+    /// `Some` for a view opened on such bytes, which [`as_bytes`](CuckooView::as_bytes) returns and
+    /// serializers write as they are; `None` otherwise (owned filters, and the sections of a file
+    /// holding several filters, which are not a filter's bytes on their own).
+    persisted: Option<S>,
+    /// Scratch space of the path search: empty until the first insert that needs one.
+    search: PathSearch,
+}
 
 /// A cuckoo filter: a compact set that answers "have I seen this item?" with no false negatives,
-/// a configurable false-positive rate, and deletion.
+/// a configurable false-positive rate, and deletion. The owned, mutable [`CuckooFilterIn`].
 ///
 /// It is a multiset of fingerprints: every [`insert`](FilterMut::insert) stores a copy (up to
 /// `2 x bucket size` copies of one item); [`insert_unique`](FilterMut::insert_unique) stores only
@@ -33,17 +84,12 @@ use crate::table::Table;
 /// assert!(!filter.contains("https://example.com/a"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Clone)]
-pub struct CuckooFilter {
-    config: Config,
-    lookup: Lookup,
-    len: usize,
-    search: PathSearch,
-}
+// An alias rather than the struct's default type: `CuckooFilter::from_bytes` and
+// `CuckooView::from_bytes` are different constructors, and a path naming the generic struct
+// without its storage would find both.
+pub type CuckooFilter = CuckooFilterIn<Vec<u8>>;
 
 /// The read path every filter over a packed table shares: locate the hash, probe its two buckets.
-/// [`CuckooFilter`] runs it over its owned `Vec<u8>`, [`CuckooView`](crate::CuckooView) over
-/// borrowed bytes (a memory-mapped file); both are the same monomorphised code.
 #[derive(Clone)]
 pub(crate) struct Lookup<S = Vec<u8>> {
     pub(crate) addressing: Addressing,
@@ -162,15 +208,63 @@ impl CuckooFilter {
     fn with_config(config: Config) -> Result<Self, ConfigError> {
         let table = Table::new(config.geometry())
             .map_err(|failed| ConfigError::OutOfMemory { bytes: failed.bytes })?;
-        Ok(CuckooFilter::from_parts(config, table, 0))
+        Ok(CuckooFilter::from_parts(config, table, 0, true))
     }
 
-    /// A filter over an existing table holding `len` fingerprints (used by the persistence
-    /// readers, which have validated the table against the configuration). `len` must be the
-    /// table's occupied slots: `remove` decrements it for every slot it empties.
-    pub(crate) fn from_parts(config: Config, table: Table, len: usize) -> Self {
+    /// Empties the filter, keeping its configuration and memory.
+    ///
+    /// ```
+    /// use bugu::{CuckooFilter, Filter, FilterMut};
+    /// let mut filter = CuckooFilter::new(10)?;
+    /// filter.insert("a")?;
+    /// filter.clear();
+    /// assert!(filter.is_empty() && !filter.contains("a"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn clear(&mut self) {
+        self.lookup.table.clear();
+        self.len = 0;
+    }
+}
+
+impl<S: AsRef<[u8]>> CuckooFilterIn<S> {
+    /// A filter over an existing table holding `len` fingerprints; the caller has validated the
+    /// table against the configuration. `len_checked` says whether `len` is known to be the
+    /// table's occupied slots (see [`try_to_owned`](Self::try_to_owned)); an owned filter's must
+    /// be, or will be before it can be used (the readers check it before returning the filter),
+    /// since `remove` decrements it for every slot it empties.
+    pub(crate) fn from_parts(config: Config, table: Table<S>, len: usize, len_checked: bool) -> Self {
         debug_assert_eq!(table.geometry(), config.geometry());
-        CuckooFilter { lookup: Lookup::new(table), config, len, search: PathSearch::default() }
+        CuckooFilterIn {
+            lookup: Lookup::new(table),
+            config,
+            len,
+            len_checked,
+            persisted: None,
+            search: PathSearch::default(),
+        }
+    }
+
+    /// This filter as read in place from `persisted`, the whole persisted filter its table is part
+    /// of; `len_checked` says whether the stored item count was compared with the table.
+    pub(crate) fn read_in_place(self, persisted: S, len_checked: bool) -> Self {
+        CuckooFilterIn { persisted: Some(persisted), len_checked, ..self }
+    }
+
+    /// The whole persisted filter this one reads in place, if it does.
+    pub(crate) fn persisted(&self) -> Option<&S> {
+        self.persisted.as_ref()
+    }
+
+    /// An owned, mutable copy; [`AllocFailed`] if the table's copy cannot be allocated.
+    ///
+    /// The copy's item count is the table's occupied slots, which `remove` relies on: a count
+    /// that was not checked (trusted bytes) is replaced by counting the table here, so a wrong
+    /// count cannot make a later `remove` underflow.
+    pub(crate) fn try_to_owned(&self) -> Result<CuckooFilter, AllocFailed> {
+        let table = self.lookup.table.try_to_owned()?;
+        let len = if self.len_checked { self.len } else { table.occupied_slots() };
+        Ok(CuckooFilter::from_parts(self.config, table, len, true))
     }
 
     /// The validated configuration (for the persistence writers).
@@ -181,16 +275,18 @@ impl CuckooFilter {
     /// The read path, for filters made of several levels, which start fetching every level's
     /// buckets before probing any.
     #[inline]
-    pub(crate) fn lookup(&self) -> &Lookup {
+    pub(crate) fn lookup(&self) -> &Lookup<S> {
         &self.lookup
     }
 
     /// The packed table (for the persistence writers).
-    pub(crate) fn table(&self) -> &Table {
+    pub(crate) fn table(&self) -> &Table<S> {
         &self.lookup.table
     }
 
-    /// Number of stored fingerprints (inserts minus successful removes).
+    /// Number of stored fingerprints (inserts minus successful removes). A view reports the count
+    /// its bytes store: compared with the table by [`CuckooView::from_bytes`](crate::CuckooView::from_bytes),
+    /// taken on trust by [`CuckooView::from_trusted_bytes`](crate::CuckooView::from_trusted_bytes).
     ///
     /// ```
     /// use bugu::{CuckooFilter, FilterMut};
@@ -255,7 +351,8 @@ impl CuckooFilter {
         self.config.fingerprint_bits
     }
 
-    /// How many buckets an insert's path search may examine.
+    /// How many buckets an insert's path search may examine (a view keeps it for its owned
+    /// copies).
     ///
     /// ```
     /// assert_eq!(bugu::CuckooFilter::new(10)?.eviction_limit(), 500);
@@ -263,21 +360,6 @@ impl CuckooFilter {
     /// ```
     pub fn eviction_limit(&self) -> usize {
         self.config.eviction_limit
-    }
-
-    /// Empties the filter, keeping its configuration and memory.
-    ///
-    /// ```
-    /// use bugu::{CuckooFilter, Filter, FilterMut};
-    /// let mut filter = CuckooFilter::new(10)?;
-    /// filter.insert("a")?;
-    /// filter.clear();
-    /// assert!(filter.is_empty() && !filter.contains("a"));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn clear(&mut self) {
-        self.lookup.table.clear();
-        self.len = 0;
     }
 
     /// Share of slots in use, from 0 to 1.
@@ -394,7 +476,7 @@ impl CuckooFilter {
     }
 }
 
-impl Filter for CuckooFilter {
+impl<S: AsRef<[u8]>> Filter for CuckooFilterIn<S> {
     #[inline]
     fn seed(&self) -> u64 {
         self.config.seed
@@ -405,10 +487,12 @@ impl Filter for CuckooFilter {
         self.lookup.contains_hash(hash)
     }
 
+    /// Pipelined: the buckets of upcoming hashes are prefetched.
     fn contains_hash_batch(&self, hashes: &[u64]) -> Vec<bool> {
         self.lookup.contains_pipelined(hashes.iter().copied())
     }
 
+    /// Pipelined: the buckets of upcoming items are prefetched.
     fn contains_batch<T: Hash>(&self, items: &[T]) -> Vec<bool> {
         self.lookup.contains_pipelined(items.iter().map(|item| self.hash_of(item)))
     }
@@ -492,10 +576,13 @@ impl FilterMut for CuckooFilter {
     }
 }
 
-impl fmt::Debug for CuckooFilter {
-    /// A summary: never the table.
+impl<S: AsRef<[u8]>> fmt::Debug for CuckooFilterIn<S> {
+    /// A summary: never the table. A view of persisted bytes names itself `CuckooView` and adds
+    /// the length of those bytes.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("CuckooFilter")
+        let name = if self.persisted.is_some() { "CuckooView" } else { "CuckooFilter" };
+        let mut summary = f.debug_struct(name);
+        summary
             .field("len", &self.len)
             .field("capacity", &self.config.capacity)
             .field("buckets", &self.config.buckets)
@@ -503,8 +590,11 @@ impl fmt::Debug for CuckooFilter {
             .field("fingerprint_bits", &self.config.fingerprint_bits)
             .field("semi_sorted", &self.config.semi_sorted)
             .field("load_factor", &self.load_factor())
-            .field("memory_bytes", &self.memory_bytes())
-            .finish_non_exhaustive()
+            .field("memory_bytes", &self.memory_bytes());
+        if let Some(persisted) = &self.persisted {
+            summary.field("bytes", &persisted.as_ref().len());
+        }
+        summary.finish_non_exhaustive()
     }
 }
 

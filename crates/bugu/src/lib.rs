@@ -37,7 +37,8 @@
 //!
 //! Data flows one way: item → [`hash`] → (fingerprint, two buckets) → table. The packed table knows
 //! nothing of items; the insertion algorithm (a breadth-first search for a path of moves, applied
-//! only once found) knows buckets and fingerprints; [`CuckooFilter`] composes them and implements
+//! only once found) knows buckets and fingerprints; [`CuckooFilterIn`] composes them over the
+//! table's storage — owned in a [`CuckooFilter`], borrowed in a [`CuckooView`] — and implements
 //! the [`Filter`] and [`FilterMut`] traits, which give every filter type the same `T: Hash`,
 //! byte and pre-hashed entry points.
 
@@ -61,7 +62,7 @@ pub use config::{
     DEFAULT_SEED, FINGERPRINT_BITS, MAX_EVICTION_LIMIT,
 };
 pub use error::{ConfigError, Error, InsertError};
-pub use filter::CuckooFilter;
+pub use filter::{CuckooFilter, CuckooFilterIn};
 pub use growable::{
     DEFAULT_GROWTH_FACTOR, DEFAULT_INITIAL_CAPACITY, DEFAULT_TARGET_FALSE_POSITIVE_RATE, DEFAULT_TIGHTENING,
     GROWTH_FACTORS, GrowableBuilder, GrowableConfigError, GrowableFilter, MAX_LEVELS, Removal, Tightening,

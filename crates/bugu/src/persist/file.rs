@@ -12,7 +12,7 @@ use std::io::{self, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::filter::CuckooFilter;
+use crate::filter::{CuckooFilter, CuckooFilterIn};
 
 use super::error::PersistError;
 use super::reader::read_cuckoo;
@@ -88,14 +88,15 @@ pub(crate) fn open(path: &Path) -> io::Result<(BufReader<File>, u64)> {
     Ok((BufReader::with_capacity(BUFFER, file), len))
 }
 
-impl CuckooFilter {
+impl<S: AsRef<[u8]>> CuckooFilterIn<S> {
     /// Saves the filter to `path` atomically: it writes a temporary file in the same directory,
     /// flushes it to disk, renames it over `path` and flushes the directory. Whatever happens —
     /// a crash, a full disk, a concurrent reader — `path` holds either its old content or the
     /// whole new filter, never part of it. An error before the rename leaves `path` untouched
     /// and removes the temporary file; an error flushing the directory after it is reported
     /// too (the new filter is in place, but the rename may not survive a power loss). The new
-    /// file has default permissions.
+    /// file has default permissions. A [`CuckooView`](crate::CuckooView) saves the filter it
+    /// reads (a copy of a memory-mapped file, say).
     ///
     /// ```
     /// use bugu::{CuckooFilter, Filter, FilterMut};
@@ -114,9 +115,11 @@ impl CuckooFilter {
     pub fn save(&self, path: impl AsRef<Path>) -> io::Result<()> {
         save_atomically(path.as_ref(), |writer| self.write_to(writer))
     }
+}
 
-    /// Loads a filter saved by [`save`](Self::save) (or any file holding exactly the bytes of
-    /// [`to_bytes`](Self::to_bytes)), validating every byte as [`from_bytes`](Self::from_bytes)
+impl CuckooFilter {
+    /// Loads a filter saved by [`save`](CuckooFilterIn::save) (or any file holding exactly the
+    /// bytes of [`to_bytes`](CuckooFilterIn::to_bytes)), validating every byte as [`from_bytes`](Self::from_bytes)
     /// does, in one pass and without a second copy: the file's length bounds what is allocated.
     /// To query a large file without loading it, memory-map it and use a
     /// [`CuckooView`](crate::CuckooView).

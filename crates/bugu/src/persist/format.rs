@@ -13,7 +13,7 @@
 //! ```
 
 use crate::config::{Config, MAX_EVICTION_LIMIT};
-use crate::filter::CuckooFilter;
+use crate::filter::CuckooFilterIn;
 use crate::hash::HASH_ID_XXH3_64;
 use crate::table::{PADDING, Table};
 
@@ -65,7 +65,7 @@ pub(crate) const CHECKSUM_LEN: usize = 8;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum FilterKind {
-    /// A [`CuckooFilter`]: one section.
+    /// A [`CuckooFilter`](crate::CuckooFilter): one section.
     Cuckoo,
     /// A [`GrowableFilter`](crate::GrowableFilter): its growth settings, then one cuckoo filter
     /// section per level.
@@ -165,7 +165,7 @@ pub(crate) struct Section {
 
 impl Section {
     /// The section describing `filter`.
-    pub(crate) fn of(filter: &CuckooFilter) -> Self {
+    pub(crate) fn of<S: AsRef<[u8]>>(filter: &CuckooFilterIn<S>) -> Self {
         let config = *filter.config();
         let payload_len = filter.table().payload().len();
         Section { config, len: filter.len(), payload_len, tail_len: tail_len(payload_len) }

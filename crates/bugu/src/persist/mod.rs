@@ -62,7 +62,7 @@ pub(crate) use {
     file::{open, save_atomically},
     format::{HEADER_LEN, expect_kind},
     reader::Decoder,
-    view::{SectionView, ViewCursor},
+    view::ViewCursor,
     writer::Encoder,
 };
 
@@ -120,7 +120,7 @@ mod tests {
 
         let mut cursor = ViewCursor::new(&bytes, FilterKind::Growable).unwrap();
         assert_eq!(cursor.read_u64("level count").unwrap(), 3);
-        let views: Vec<SectionView<'_>> = (0..3).map(|_| cursor.section().unwrap()).collect();
+        let views: Vec<CuckooView<'_>> = (0..3).map(|_| cursor.section().unwrap()).collect();
         cursor.finish().unwrap();
 
         for (level, ((original, owned), view)) in levels.iter().zip(&read).zip(&views).enumerate() {
@@ -128,13 +128,13 @@ mod tests {
             assert_eq!(view.try_to_filter().unwrap().to_bytes(), original.to_bytes());
             for i in 0..(40u64 << level) {
                 let hash = original.hash_of(&(level as u64, i));
-                assert!(owned.contains_hash(hash) && view.lookup.contains_hash(hash));
+                assert!(owned.contains_hash(hash) && view.contains_hash(hash));
             }
         }
         // Sections stay 8-byte aligned.
         let base = bytes.as_ptr() as usize;
         for view in &views {
-            assert_eq!((view.lookup.table.payload().as_ptr() as usize - base) % 8, 0);
+            assert_eq!((view.table().payload().as_ptr() as usize - base) % 8, 0);
         }
     }
 

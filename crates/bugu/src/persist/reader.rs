@@ -121,7 +121,8 @@ impl<R: Read> Decoder<R> {
         {
             self.deferred.get_or_insert(e);
         }
-        Ok(CuckooFilter::from_parts(section.config, table, section.len))
+        // The count is checked with the content, before `finish` lets the filter be used.
+        Ok(CuckooFilter::from_parts(section.config, table, section.len, true))
     }
 
     /// Reads `payload_len` bytes into a buffer with room for the table's padding (zeroed).

@@ -8,7 +8,7 @@ use std::fmt;
 use serde::de::{self, Deserialize, Deserializer, SeqAccess, Visitor};
 use serde::ser::{Serialize, Serializer};
 
-use crate::filter::CuckooFilter;
+use crate::filter::{CuckooFilter, CuckooFilterIn};
 
 use super::view::CuckooView;
 
@@ -16,11 +16,15 @@ use super::view::CuckooView;
 /// announces, memory grows only as elements arrive.
 const SEQ_RESERVE: usize = 4096;
 
-impl Serialize for CuckooFilter {
-    /// Serializes as the bytes of [`to_bytes`](CuckooFilter::to_bytes) (built in memory: serde
-    /// byte strings are contiguous).
+impl<B: AsRef<[u8]>> Serialize for CuckooFilterIn<B> {
+    /// Serializes as the bytes of [`to_bytes`](CuckooFilterIn::to_bytes): a view writes the bytes
+    /// it reads, as they are; any other filter builds them in memory (serde byte strings are
+    /// contiguous).
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_bytes(&self.to_bytes())
+        match self.persisted() {
+            Some(bytes) => serializer.serialize_bytes(bytes.as_ref()),
+            None => serializer.serialize_bytes(&self.to_bytes()),
+        }
     }
 }
 
@@ -51,13 +55,6 @@ impl<'de> Visitor<'de> for FilterVisitor {
             bytes.push(byte);
         }
         self.visit_bytes(&bytes)
-    }
-}
-
-impl Serialize for CuckooView<'_> {
-    /// Serializes as the bytes the view reads (no copy).
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_bytes(self.as_bytes())
     }
 }
 

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 
 use xxhash_rust::xxh3::Xxh3;
 
-use crate::filter::CuckooFilter;
+use crate::filter::CuckooFilterIn;
 
 use super::format::{CHECKSUM_LEN, FilterKind, HEADER_LEN, Section, encode_header};
 
@@ -49,7 +49,7 @@ impl<W: Write> Encoder<W> {
     }
 
     /// Writes one cuckoo filter section: parameters, payload, zero tail.
-    pub(crate) fn section(&mut self, filter: &CuckooFilter) -> io::Result<()> {
+    pub(crate) fn section<S: AsRef<[u8]>>(&mut self, filter: &CuckooFilterIn<S>) -> io::Result<()> {
         let section = Section::of(filter);
         self.write_all(&section.encode())?;
         self.write_all(filter.table().payload())?;
@@ -65,14 +65,14 @@ impl<W: Write> Encoder<W> {
 }
 
 /// Bytes of a whole file holding one section of `filter`.
-pub(crate) fn cuckoo_file_len(filter: &CuckooFilter) -> usize {
+pub(crate) fn cuckoo_file_len<S: AsRef<[u8]>>(filter: &CuckooFilterIn<S>) -> usize {
     HEADER_LEN + Section::of(filter).section_len() + CHECKSUM_LEN
 }
 
-impl CuckooFilter {
+impl<S: AsRef<[u8]>> CuckooFilterIn<S> {
     /// The filter in the persistent format (see `docs/format.md`): a self-describing, checksummed,
-    /// little-endian byte string that [`from_bytes`](Self::from_bytes), [`read_from`](Self::read_from),
-    /// [`load`](Self::load) and [`CuckooView`](crate::CuckooView) read back on any platform.
+    /// little-endian byte string that [`CuckooFilter::from_bytes`](crate::CuckooFilter::from_bytes),
+    /// [`read_from`](crate::CuckooFilter::read_from), [`load`](crate::CuckooFilter::load) and [`CuckooView`](crate::CuckooView) read back on any platform.
     ///
     /// ```
     /// use bugu::{CuckooFilter, Filter, FilterMut};

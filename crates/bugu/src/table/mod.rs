@@ -189,6 +189,16 @@ impl<S: AsRef<[u8]>> Table<S> {
         (bytes.as_ref().len() == expected).then(|| Table::with_bytes(bytes, geometry))
     }
 
+    /// An owned copy of the table (a view's bytes copied into a filter that can change them), or
+    /// [`AllocFailed`] if its memory cannot be allocated.
+    pub(crate) fn try_to_owned(&self) -> Result<Table, AllocFailed> {
+        let mut bytes = reserve_buffer(self.bytes.as_ref().len())?;
+        bytes.extend_from_slice(self.bytes.as_ref());
+        let (buckets, slots, bits, bucket_bits, probe) =
+            (self.buckets, self.slots, self.bits, self.bucket_bits, self.probe);
+        Ok(Table { bytes, buckets, slots, bits, bucket_bits, probe })
+    }
+
     fn with_bytes(bytes: S, geometry: Geometry) -> Self {
         let Geometry { buckets, slots, bits, .. } = geometry;
         let (bucket_bits, probe) = (geometry.bucket_bits(), Table::choose_probe(geometry));

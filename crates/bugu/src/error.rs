@@ -112,12 +112,12 @@ fn suggestion(wider_bits: Option<u32>, larger_bucket_size: Option<usize>) -> Str
 /// ```
 /// use bugu::{CuckooFilter, FilterMut, InsertError};
 ///
-/// let mut filter = CuckooFilter::builder().capacity(1).build()?;
-/// // The same item can be stored at most 2 x bucket size times.
+/// let mut filter = CuckooFilter::builder().capacity(100).build()?;
+/// // The same item can be stored at most 2 x bucket size times: its copies fill both its buckets.
 /// for _ in 0..8 {
 ///     filter.insert("again")?;
 /// }
-/// assert_eq!(filter.insert("again"), Err(InsertError::Full));
+/// assert_eq!(filter.insert("again"), Err(InsertError::CopyLimit { copies: 8 }));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
@@ -127,6 +127,17 @@ pub enum InsertError {
     /// [`GrowableFilter`](crate::GrowableFilter): at its maximum size); nothing was changed.
     #[error("filter is full: no free slot within the eviction limit (nothing was changed)")]
     Full,
+    /// Both of the item's buckets hold nothing but its fingerprint: one item can be stored at most
+    /// 2 x bucket size times (copies of a lookalike, an item with the same fingerprint and
+    /// buckets, count too). Nothing was changed; remove a copy first.
+    #[error(
+        "the item already has {copies} copies, all its two buckets hold: a filter stores at most \
+         2 x bucket size copies of one item (nothing was changed)"
+    )]
+    CopyLimit {
+        /// The copies its buckets hold (2 x bucket size).
+        copies: usize,
+    },
     /// A [`GrowableFilter`](crate::GrowableFilter) needed a new level and its table of `bytes`
     /// bytes could not be allocated; nothing was changed.
     ///

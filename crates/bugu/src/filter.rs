@@ -510,10 +510,13 @@ impl CuckooFilter {
         let limit = self.config.eviction_limit;
         if self.search.insert(&mut self.lookup.table, &self.lookup.addressing, fingerprint, (b1, b2), limit) {
             self.len += 1;
-            Ok(())
-        } else {
-            Err(InsertError::Full)
+            return Ok(());
         }
+        // Tell the multiset limit apart: when both buckets hold nothing but this fingerprint, no
+        // path of moves can help (each copy's only other bucket is the other full one).
+        let table = &self.lookup.table;
+        let copies = table.count(b1, fingerprint) + table.count(b2, fingerprint);
+        if copies == 2 * table.slots() { Err(InsertError::CopyLimit { copies }) } else { Err(InsertError::Full) }
     }
 
     /// Inserts many hashes, pipelined (see [`crate::batch`]): exactly the results of one-by-one
@@ -660,7 +663,14 @@ mod tests {
                         match filter.insert(&key) {
                             Ok(()) => *model.entry(key).or_default() += 1,
                             Err(error) => {
-                                prop_assert_eq!(error, InsertError::Full);
+                                // The multiset limit is reported as such: the item's buckets are
+                                // full of its fingerprint; anything else is a full table.
+                                let copies = filter.count(&key);
+                                let expected = match copies == 2 * filter.bucket_size() {
+                                    true => InsertError::CopyLimit { copies },
+                                    false => InsertError::Full,
+                                };
+                                prop_assert_eq!(error, expected);
                                 prop_assert_eq!(&before[..], filter.table_bytes());
                             }
                         }
@@ -764,7 +774,8 @@ mod tests {
             filter.insert("same").unwrap();
         }
         let before = filter.table_bytes().to_vec();
-        assert_eq!(filter.insert("same"), Err(InsertError::Full));
+        assert_eq!(filter.insert("same"), Err(InsertError::CopyLimit { copies: 4 }));
+        assert!(filter.insert("same").unwrap_err().to_string().contains("at most 2 x bucket size copies"));
         assert_eq!(filter.table_bytes(), &before[..]);
         assert_eq!(filter.count("same"), 4);
         assert_eq!(filter.len(), 4);

@@ -570,8 +570,9 @@ impl FilterMut for GrowableFilter {
             return Ok(());
         }
         // Every level refused. Do not grow a level for more copies of one item.
-        if self.levels[newest].count_hash(hash) >= 2 * self.growth.bucket_size {
-            return Err(InsertError::Full);
+        let copies = self.levels[newest].count_hash(hash);
+        if copies >= 2 * self.growth.bucket_size {
+            return Err(InsertError::CopyLimit { copies });
         }
         let mut level = self.next_level()?;
         self.levels

@@ -7,8 +7,10 @@
 //! - **Any fingerprint width** from 4 to 32 bits, bit-packed; buckets of 2, 4 or 8 slots.
 //! - **Stable hashing**: seeded XXH3-64 over a platform-independent byte stream, so a filter saved
 //!   on one machine answers the same on another, in every later version.
-//! - **Nothing is lost**: an insert that finds no room fails and changes nothing; deletions never
-//!   cause false negatives for items that were inserted.
+//! - **Nothing is lost**: an insert that finds no room fails and changes nothing; deleting an
+//!   item that was inserted never makes another inserted item read as absent.
+//!
+//! The reasoning behind these choices is in the repository's `docs/design.md`.
 //!
 //! ## Quick start
 //!
@@ -30,6 +32,70 @@
 //! filter.insert_bytes(b"\x01\x02")?;
 //! filter.insert_hash(0xdead_beef)?;
 //! assert!(filter.contains_hash(0xdead_beef));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! ## What a filter promises, and its two limits
+//!
+//! - A filter built for `n` items accepts `n` distinct items, except with a chance below
+//!   [`FIT_FAILURE_BOUND`]; configurations too narrow for `n` are refused with
+//!   [`ConfigError::TooNarrow`] (see [`sizing`]).
+//! - **The multiset limit.** `insert` stores a copy every time, so one item can be stored at most
+//!   2 x bucket size times (its copies fill both of its buckets); the next insert of it returns
+//!   [`InsertError::CopyLimit`]. Use [`FilterMut::insert_unique`] to store an item once.
+//! - **Remove only what you inserted.** A filter stores fingerprints, not items: removing an item
+//!   that was never inserted may delete another item's matching fingerprint, which then reads as
+//!   absent.
+//!
+//! ```
+//! use bugu::{CuckooFilter, Filter, FilterMut, InsertError};
+//!
+//! let mut filter = CuckooFilter::builder().capacity(1_000).bucket_size(2).build()?;
+//! for _ in 0..4 {
+//!     filter.insert("again")?;
+//! }
+//! assert_eq!(filter.insert("again"), Err(InsertError::CopyLimit { copies: 4 }));
+//! assert_eq!(filter.insert_unique("again"), Ok(false)); // present: nothing to add
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! ## Growing
+//!
+//! When the final size is unknown, a [`GrowableFilter`] adds larger levels as items arrive and
+//! keeps its false-positive rate under a target fixed in advance, at every size (see
+//! [`growable`]).
+//!
+//! ```
+//! use bugu::{Filter, FilterMut, GrowableFilter};
+//!
+//! let mut filter = GrowableFilter::builder().initial_capacity(1_000).false_positive_rate(0.001).build()?;
+//! for i in 0..10_000u32 {
+//!     filter.insert(&i)?;
+//! }
+//! assert!(filter.level_count() > 1 && filter.contains(&9_999u32));
+//! assert!(filter.false_positive_rate() < 0.001);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! ## Saving and loading
+//!
+//! Every filter has one portable byte format ([`persist`]): in memory, through any `Write` /
+//! `Read`, as files saved atomically, or queried in place through a zero-copy [`CuckooView`].
+//!
+//! ```
+//! use bugu::{CuckooFilter, CuckooView, Filter, FilterMut, GrowableFilter};
+//!
+//! let mut filter = CuckooFilter::new(1_000)?;
+//! filter.insert("user_123")?;
+//! let bytes = filter.to_bytes();
+//! assert!(CuckooFilter::from_bytes(&bytes)?.contains("user_123"));
+//! assert!(CuckooView::from_bytes(&bytes)?.contains("user_123")); // no copy of the table
+//!
+//! let path = std::env::temp_dir().join(format!("bugu-crate-docs-{}.bugu", std::process::id()));
+//! let grown = GrowableFilter::new(100)?;
+//! grown.save(&path)?;
+//! assert_eq!(GrowableFilter::load(&path)?.len(), 0);
+//! # std::fs::remove_file(&path)?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!

@@ -516,7 +516,11 @@ impl CuckooFilter {
         // path of moves can help (each copy's only other bucket is the other full one).
         let table = &self.lookup.table;
         let copies = table.count(b1, fingerprint) + table.count(b2, fingerprint);
-        if copies == 2 * table.slots() { Err(InsertError::CopyLimit { copies }) } else { Err(InsertError::Full) }
+        if copies == 2 * table.slots() {
+            Err(InsertError::CopyLimit { copies })
+        } else {
+            Err(InsertError::Full)
+        }
     }
 
     /// Inserts many hashes, pipelined (see [`crate::batch`]): exactly the results of one-by-one

@@ -57,20 +57,15 @@ pub use error::{InvalidParameter, PersistError};
 pub use format::{FORMAT_VERSION, FilterKind, MAGIC};
 pub use view::CuckooView;
 
-#[allow(unused_imports)] // The API other filter types persist through; see docs/format.md.
-pub(crate) use {
-    file::{open, save_atomically},
-    format::{HEADER_LEN, expect_kind},
-    reader::Decoder,
-    view::ViewCursor,
-    writer::Encoder,
-};
-
 #[cfg(test)]
 mod tests {
-    //! The section API other filter types persist through, exercised as the growable filter will
-    //! use it: a header of its own kind, its own fields, several sections, one checksum.
+    //! The section API other filter types persist through, exercised as the growable filter uses
+    //! it: a header of its own kind, its own fields, several sections, one checksum.
 
+    use super::format::{HEADER_LEN, expect_kind};
+    use super::reader::Decoder;
+    use super::view::ViewCursor;
+    use super::writer::Encoder;
     use super::*;
     use crate::{CuckooFilter, Filter, FilterMut};
 

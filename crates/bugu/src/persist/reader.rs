@@ -91,7 +91,6 @@ impl<R: Read> Decoder<R> {
     }
 
     /// Reads a little-endian `u64` (one of a filter type's own fields).
-    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) fn read_u64(&mut self, part: &'static str) -> Result<u64, PersistError> {
         let mut raw = [0; 8];
         self.fill(&mut raw, part)?;

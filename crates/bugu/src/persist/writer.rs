@@ -43,7 +43,6 @@ impl<W: Write> Encoder<W> {
     }
 
     /// Writes a little-endian `u64`.
-    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) fn write_u64(&mut self, value: u64) -> io::Result<()> {
         self.write_all(&value.to_le_bytes())
     }

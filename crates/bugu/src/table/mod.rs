@@ -258,7 +258,6 @@ impl<S: AsRef<[u8]>> Table<S> {
     }
 
     /// The packed buckets, without padding: the table's persistent content.
-    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) fn payload(&self) -> &[u8] {
         let bytes = self.bytes.as_ref();
         &bytes[..bytes.len() - PADDING]

@@ -13,13 +13,13 @@ const FINGERPRINT_BITS: usize = 16;
 const BUCKET_SIZE: usize = 4;
 
 /// The crate's filter, `with_capacity(n)`.
-pub struct Atomic {
+pub(super) struct Atomic {
     filter: CuckooFilter,
 }
 
 impl Atomic {
     /// `CuckooFilter::with_capacity(n)`: every other setting at its default.
-    pub fn new(settings: &Settings) -> Self {
+    pub(super) fn new(settings: &Settings) -> Self {
         Atomic { filter: CuckooFilter::with_capacity(settings.capacity) }
     }
 }

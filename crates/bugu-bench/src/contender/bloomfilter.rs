@@ -7,14 +7,14 @@ use super::{Contender, Settings, percent};
 use crate::workload::Key;
 
 /// The crate's filter with its default hashers.
-pub struct BloomFilter<K: Key> {
+pub(super) struct BloomFilter<K: Key> {
     filter: Bloom<K>,
     fpr: f64,
 }
 
 impl<K: Key> BloomFilter<K> {
     /// `Bloom::new_for_fp_rate(n, p)`.
-    pub fn new(settings: &Settings) -> Self {
+    pub(super) fn new(settings: &Settings) -> Self {
         let filter = Bloom::new_for_fp_rate(settings.capacity, settings.fpr)
             .expect("the system random source is available");
         BloomFilter { filter, fpr: settings.fpr }

@@ -8,7 +8,7 @@ use super::{Contender, Settings, grouped, insert_each, remove_each};
 use crate::workload::Key;
 
 /// A bugu filter with 4-slot buckets.
-pub struct Bugu {
+pub(super) struct Bugu {
     filter: CuckooFilter,
     batched: bool,
     batch: usize,
@@ -16,7 +16,7 @@ pub struct Bugu {
 
 impl Bugu {
     /// `bits`-bit fingerprints; `batched` routes inserts and lookups through the batch API.
-    pub fn with_bits(settings: &Settings, bits: u32, batched: bool) -> Self {
+    pub(super) fn with_bits(settings: &Settings, bits: u32, batched: bool) -> Self {
         let filter = CuckooFilter::builder()
             .capacity(settings.capacity)
             .fingerprint_bits(bits)
@@ -27,7 +27,7 @@ impl Bugu {
     }
 
     /// `bits`-bit fingerprints in semi-sorted buckets of 4, one by one.
-    pub fn semi_sorted(settings: &Settings, bits: u32) -> Self {
+    pub(super) fn semi_sorted(settings: &Settings, bits: u32) -> Self {
         let filter = CuckooFilter::builder()
             .capacity(settings.capacity)
             .fingerprint_bits(bits)
@@ -39,7 +39,7 @@ impl Bugu {
     }
 
     /// Fingerprint width chosen by bugu for the run's target rate.
-    pub fn with_rate(settings: &Settings) -> Self {
+    pub(super) fn with_rate(settings: &Settings) -> Self {
         let filter = CuckooFilter::builder()
             .capacity(settings.capacity)
             .false_positive_rate(settings.fpr)

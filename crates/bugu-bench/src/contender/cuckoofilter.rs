@@ -11,14 +11,14 @@ use crate::workload::Key;
 const BUCKET_SIZE: usize = 4;
 
 /// The crate's filter with its default hasher.
-pub struct CuckooFilter {
+pub(super) struct CuckooFilter {
     filter: cuckoofilter::CuckooFilter<DefaultHasher>,
     capacity: usize,
 }
 
 impl CuckooFilter {
     /// `with_capacity(n)`, as its documentation suggests.
-    pub fn new(settings: &Settings) -> Self {
+    pub(super) fn new(settings: &Settings) -> Self {
         CuckooFilter {
             filter: cuckoofilter::CuckooFilter::with_capacity(settings.capacity),
             capacity: settings.capacity,

@@ -5,14 +5,14 @@ use super::{Contender, Settings, percent};
 use crate::workload::Key;
 
 /// The crate's filter with its default hasher.
-pub struct FastBloom {
+pub(super) struct FastBloom {
     filter: fastbloom::BloomFilter,
     fpr: f64,
 }
 
 impl FastBloom {
     /// `BloomFilter::with_false_pos(p).expected_items(n)`.
-    pub fn new(settings: &Settings) -> Self {
+    pub(super) fn new(settings: &Settings) -> Self {
         FastBloom {
             filter: fastbloom::BloomFilter::with_false_pos(settings.fpr).expected_items(settings.capacity),
             fpr: settings.fpr,

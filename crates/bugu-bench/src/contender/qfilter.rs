@@ -8,14 +8,14 @@ use super::{Contender, Settings, grouped, insert_each, percent, remove_each};
 use crate::workload::Key;
 
 /// The crate's filter with its default hasher.
-pub struct QFilter {
+pub(super) struct QFilter {
     filter: qfilter::Filter,
     fpr: f64,
 }
 
 impl QFilter {
     /// `Filter::new(n, p)`.
-    pub fn new(settings: &Settings) -> Self {
+    pub(super) fn new(settings: &Settings) -> Self {
         let filter = qfilter::Filter::new(settings.capacity as u64, settings.fpr)
             .expect("qfilter supports the capacities and rates the command line accepts");
         QFilter { filter, fpr: settings.fpr }

@@ -6,14 +6,14 @@ use super::{Contender, Settings, percent, remove_each};
 use crate::workload::Key;
 
 /// The crate's filter with its default hasher and random number generator.
-pub struct Scalable<K: Key> {
+pub(super) struct Scalable<K: Key> {
     filter: scalable_cuckoo_filter::ScalableCuckooFilter<K>,
     fpr: f64,
 }
 
 impl<K: Key> Scalable<K> {
     /// `ScalableCuckooFilter::new(n, p)`.
-    pub fn new(settings: &Settings) -> Self {
+    pub(super) fn new(settings: &Settings) -> Self {
         Scalable {
             filter: scalable_cuckoo_filter::ScalableCuckooFilter::new(settings.capacity, settings.fpr),
             fpr: settings.fpr,

@@ -8,13 +8,13 @@ use super::Contender;
 use crate::workload::Key;
 
 /// The filter, once built.
-pub struct Xorf {
+pub(super) struct Xorf {
     filter: Option<BinaryFuse8>,
 }
 
 impl Xorf {
     /// Nothing to allocate until the keys are known.
-    pub fn new() -> Self {
+    pub(super) fn new() -> Self {
         Xorf { filter: None }
     }
 }

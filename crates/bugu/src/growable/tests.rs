@@ -427,17 +427,23 @@ fn fill_until_levels(filter: &mut GrowableFilter, levels: usize, start: u64) -> 
     key
 }
 
+/// Inserts `key`, `key + 1`, ... until one is refused: the error and the filter as it was before
+/// that insert (`key` is left at the refused key).
+fn insert_until_refused(filter: &mut GrowableFilter, key: &mut u64) -> (InsertError, (usize, Vec<Vec<u8>>)) {
+    loop {
+        let before = snapshot(filter);
+        match filter.insert(&*key) {
+            Ok(()) => *key += 1,
+            Err(error) => return (error, before),
+        }
+    }
+}
+
 #[test]
 fn the_maximum_refuses_inserts_without_change() {
     let mut filter = GrowableFilter::builder().initial_capacity(50).max_levels(2).build().unwrap();
     let mut key = fill_until_levels(&mut filter, 2, 0);
-    let refused = loop {
-        let before = snapshot(&filter);
-        match filter.insert(&key) {
-            Ok(()) => key += 1,
-            Err(error) => break (error, before),
-        }
-    };
+    let refused = insert_until_refused(&mut filter, &mut key);
     assert_eq!(refused.0, InsertError::Full);
     assert_eq!(refused.1, snapshot(&filter));
     assert_eq!(filter.level_count(), 2);
@@ -448,13 +454,7 @@ fn the_maximum_refuses_inserts_without_change() {
     // level alone holds more than its capacity of 100, yet exactly 250 items go in.
     let mut filter = GrowableFilter::builder().initial_capacity(100).max_capacity(250).build().unwrap();
     let mut key = 0u64;
-    let (error, before) = loop {
-        let before = snapshot(&filter);
-        match filter.insert(&key) {
-            Ok(()) => key += 1,
-            Err(error) => break (error, before),
-        }
-    };
+    let (error, before) = insert_until_refused(&mut filter, &mut key);
     assert_eq!((error, before), (InsertError::Full, snapshot(&filter)));
     assert_eq!(filter.capacity(), 250);
     assert_eq!(filter.levels()[1].capacity(), 150);
@@ -504,13 +504,7 @@ fn an_allocation_failure_is_typed_and_changes_nothing() {
     // A next level of about 2^62 bytes: no machine can map it.
     filter.growth.growth_factor = 1 << 50;
     let mut key = 0u64;
-    let (error, before) = loop {
-        let before = snapshot(&filter);
-        match filter.insert(&key) {
-            Ok(()) => key += 1,
-            Err(error) => break (error, before),
-        }
-    };
+    let (error, before) = insert_until_refused(&mut filter, &mut key);
     assert!(matches!(error, InsertError::OutOfMemory { bytes } if bytes > 1 << 50), "{error:?}");
     assert_eq!(before, snapshot(&filter));
     assert_eq!(filter.level_count(), 1);

@@ -583,15 +583,14 @@ fn remove_takes_a_copy_only_when_one_level_matches() {
     assert_eq!(filter.remove_hash_checked(filter.hash_of_bytes(b"bytes")), Removal::NotFound);
 }
 
+/// A small growable filter of narrow fingerprints in buckets of 2: lookalikes are easy to find.
+fn narrow_growable() -> GrowableFilter {
+    GrowableFilter::builder().initial_capacity(8).bucket_size(2).false_positive_rate(0.5).build().unwrap()
+}
+
 #[test]
 fn a_lookalike_in_another_level_makes_the_removal_ambiguous() {
-    // Narrow fingerprints make lookalikes easy to find.
-    let mut filter = GrowableFilter::builder()
-        .initial_capacity(8)
-        .bucket_size(2)
-        .false_positive_rate(0.5)
-        .build()
-        .unwrap();
+    let mut filter = narrow_growable();
     let next = fill_until_levels(&mut filter, 2, 0);
     let (old, new) = (&filter.levels[0], &filter.levels[1]);
     // x: an item of level 0; y: indistinguishable from x in level 1, absent from level 0. Not
@@ -631,12 +630,7 @@ fn a_lookalike_in_another_level_makes_the_removal_ambiguous() {
 #[test]
 fn removing_a_never_inserted_lookalike_takes_a_copy_as_documented() {
     // As in a single filter: the one matching level's copy is taken, whoever it belonged to.
-    let mut filter = GrowableFilter::builder()
-        .initial_capacity(8)
-        .bucket_size(2)
-        .false_positive_rate(0.5)
-        .build()
-        .unwrap();
+    let mut filter = narrow_growable();
     let x = 0u64;
     filter.insert(&x).unwrap();
     let level = &filter.levels[0];

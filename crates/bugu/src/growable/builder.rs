@@ -3,7 +3,7 @@
 
 use thiserror::Error;
 
-use crate::config::{DEFAULT_BUCKET_SIZE, DEFAULT_EVICTION_LIMIT, DEFAULT_SEED};
+use crate::config::{self, DEFAULT_BUCKET_SIZE, DEFAULT_EVICTION_LIMIT, DEFAULT_SEED};
 use crate::error::ConfigError;
 use crate::filter::CuckooFilter;
 use crate::membership::Filter;
@@ -284,9 +284,7 @@ impl GrowableBuilder {
         if !GROWTH_FACTORS.contains(&self.growth_factor) {
             return Err(GrowableConfigError::InvalidGrowthFactor(self.growth_factor));
         }
-        if !(target > 0.0 && target < 1.0) {
-            return Err(ConfigError::InvalidFalsePositiveRate(target).into());
-        }
+        config::check_false_positive_rate(target)?;
         self.tightening.validate()?;
         if self.max_levels == Some(0) {
             return Err(GrowableConfigError::ZeroMaxLevels);

@@ -310,6 +310,7 @@ pub(crate) fn check_content<S: AsRef<[u8]>>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Builder;
     use crate::error::ConfigError;
 
     fn params(bits: u8, bucket_size: u8, buckets: u64, capacity: u64, len: u64) -> [u8; SECTION_PARAMS_LEN] {
@@ -378,6 +379,33 @@ mod tests {
             raw[4..8].copy_from_slice(&limit.to_le_bytes());
             assert_eq!(invalid(raw), ConfigError::InvalidEvictionLimit(limit as usize).into());
         }
+    }
+
+    #[test]
+    fn the_reader_refuses_with_the_builders_errors() {
+        let built = |builder: Builder| InvalidParameter::Config(builder.capacity(10).config().unwrap_err());
+        for bits in [3, 33] {
+            let builder = Builder::new().fingerprint_bits(bits.into());
+            assert_eq!(invalid(params(bits, 4, 10, 1, 0)), built(builder));
+        }
+        assert_eq!(invalid(params(12, 3, 10, 1, 0)), built(Builder::new().bucket_size(3)));
+        let mut raw = params(12, 2, 10, 1, 0);
+        raw[3] = LAYOUT_SEMI_SORTED;
+        assert_eq!(invalid(raw), built(Builder::new().bucket_size(2).semi_sorted(true)));
+        let mut raw = params(12, 4, 10, 1, 0);
+        raw[4..8].copy_from_slice(&0u32.to_le_bytes());
+        assert_eq!(invalid(raw), built(Builder::new().eviction_limit(0)));
+    }
+
+    #[test]
+    fn the_builders_sizing_is_not_a_reading_rule() {
+        // A table the builder would size larger, or refuse as too narrow (`ConfigError::TooNarrow`),
+        // still reads: earlier releases sized otherwise.
+        let sized = Builder::new().capacity(40).fingerprint_bits(4).config().map(|c| c.buckets);
+        assert!(sized.is_err() || sized.unwrap() > 10, "the builder never packs 40 items in 10 buckets of 4");
+        let section = Section::parse(&params(4, 4, 10, 40, 40)).unwrap();
+        assert_eq!((section.config.capacity, section.len, section.config.buckets), (40, 40, 10));
+        assert_eq!(section.payload_len, 20);
     }
 
     #[test]

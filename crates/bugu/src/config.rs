@@ -49,11 +49,11 @@ enum FingerprintSpec {
 #[derive(Debug, Clone, PartialEq)]
 #[must_use]
 pub struct Builder {
-    pub(crate) capacity: usize,
+    capacity: usize,
     fingerprint: FingerprintSpec,
     bucket_size: usize,
     eviction_limit: usize,
-    pub(crate) seed: u64,
+    seed: u64,
     semi_sorted: bool,
 }
 
@@ -179,32 +179,28 @@ impl Builder {
         self
     }
 
-    /// Validates the settings into a [`Config`].
+    /// Validates the settings into a [`Config`]: each setting by the rule below that owns it, then
+    /// the sizing (the builder's own rule: the table must hold its capacity reliably), then the
+    /// table's size.
     pub(crate) fn config(&self) -> Result<Config, ConfigError> {
         if self.capacity == 0 {
             return Err(ConfigError::ZeroCapacity);
         }
-        if !BUCKET_SIZES.contains(&self.bucket_size) {
-            return Err(ConfigError::InvalidBucketSize(self.bucket_size));
+        check_bucket_size(self.bucket_size)?;
+        if self.semi_sorted {
+            check_semi_sorted_bucket_size(self.bucket_size)?;
         }
-        if self.semi_sorted && self.bucket_size != 4 {
-            return Err(ConfigError::SemiSortedBucketSize(self.bucket_size));
-        }
-        if !(1..=MAX_EVICTION_LIMIT).contains(&self.eviction_limit) {
-            return Err(ConfigError::InvalidEvictionLimit(self.eviction_limit));
-        }
+        check_eviction_limit(self.eviction_limit)?;
         let fingerprint_bits = match self.fingerprint {
-            FingerprintSpec::Bits(bits) if FINGERPRINT_BITS.contains(&bits) => bits,
-            FingerprintSpec::Bits(bits) => return Err(ConfigError::InvalidFingerprintBits(bits)),
+            FingerprintSpec::Bits(bits) => check_fingerprint_bits(bits).map(|()| bits)?,
             FingerprintSpec::Rate(rate) => {
                 // A rate only asks for at least this width: widen it if the capacity needs more.
                 let bits = bits_for_rate(rate, self.bucket_size)?;
                 sizing::narrowest_fitting_bits(self.capacity, self.bucket_size, bits).unwrap_or(bits)
             }
         };
-        let too_large = ConfigError::CapacityTooLarge(self.capacity);
         let Some(buckets) = sizing::buckets_that_fit(self.capacity, self.bucket_size, fingerprint_bits)
-            .map_err(|()| too_large.clone())?
+            .map_err(|()| ConfigError::CapacityTooLarge(self.capacity))?
         else {
             return Err(ConfigError::TooNarrow {
                 capacity: self.capacity,
@@ -219,11 +215,8 @@ impl Builder {
                 ),
             });
         };
-        let (slots, bits, semi_sorted) = (self.bucket_size, fingerprint_bits, self.semi_sorted);
-        if (Geometry { buckets, slots, bits, semi_sorted }).payload_len().is_none() {
-            return Err(too_large);
-        }
-        Ok(Config {
+        debug_assert!(is_valid_bucket_count(buckets as u64), "sizing returns an even count of at least 2");
+        let config = Config {
             capacity: self.capacity,
             buckets,
             bucket_size: self.bucket_size,
@@ -231,15 +224,105 @@ impl Builder {
             eviction_limit: self.eviction_limit,
             seed: self.seed,
             semi_sorted: self.semi_sorted,
-        })
+        };
+        table_len(buckets as u64, self.bucket_size, fingerprint_bits, self.semi_sorted)?;
+        Ok(config)
     }
+
+    /// [`config`](Self::config), with an unset capacity (0) taken as `items`: the configuration of
+    /// a filter sized for exactly the items it is built from.
+    pub(crate) fn config_for_items(&self, items: usize) -> Result<Config, ConfigError> {
+        match self.capacity {
+            0 => Builder { capacity: items, ..self.clone() }.config(),
+            _ => self.config(),
+        }
+    }
+
+    /// The hash seed set (items are hashed with it before the filter they go into is built).
+    pub(crate) fn hash_seed(&self) -> u64 {
+        self.seed
+    }
+}
+
+// The rules of a valid geometry, each stated once. The builder applies them to its settings, the
+// format's reader to the parameters it reads (see `persist::format::Section::parse`), so that a
+// rule and its error message cannot drift apart. The builder's sizing rule (`sizing`, which picks
+// the bucket count for a capacity) is deliberately not among them: it is how a builder chooses a
+// geometry, not what makes one usable, and files written under earlier sizing must keep loading.
+
+/// A fingerprint width must be in [`FINGERPRINT_BITS`].
+pub(crate) fn check_fingerprint_bits(bits: u32) -> Result<(), ConfigError> {
+    match FINGERPRINT_BITS.contains(&bits) {
+        true => Ok(()),
+        false => Err(ConfigError::InvalidFingerprintBits(bits)),
+    }
+}
+
+/// A bucket size must be one of [`BUCKET_SIZES`].
+pub(crate) fn check_bucket_size(slots: usize) -> Result<(), ConfigError> {
+    match BUCKET_SIZES.contains(&slots) {
+        true => Ok(()),
+        false => Err(ConfigError::InvalidBucketSize(slots)),
+    }
+}
+
+/// Semi-sorted buckets have 4 slots (the encoding sorts the low nibbles of four fingerprints).
+pub(crate) fn check_semi_sorted_bucket_size(slots: usize) -> Result<(), ConfigError> {
+    match slots {
+        4 => Ok(()),
+        _ => Err(ConfigError::SemiSortedBucketSize(slots)),
+    }
+}
+
+/// An eviction limit must be between 1 and [`MAX_EVICTION_LIMIT`].
+pub(crate) fn check_eviction_limit(limit: usize) -> Result<(), ConfigError> {
+    match (1..=MAX_EVICTION_LIMIT).contains(&limit) {
+        true => Ok(()),
+        false => Err(ConfigError::InvalidEvictionLimit(limit)),
+    }
+}
+
+/// A false-positive rate must be strictly between 0 and 1 (a target of a cuckoo filter's width,
+/// or of a growable filter's total).
+pub(crate) fn check_false_positive_rate(rate: f64) -> Result<(), ConfigError> {
+    match rate > 0.0 && rate < 1.0 {
+        true => Ok(()),
+        false => Err(ConfigError::InvalidFalsePositiveRate(rate)),
+    }
+}
+
+/// A bucket count must be even and at least 2: the alternate bucket of every bucket is another
+/// bucket of the same table. The builder's sizing only returns such counts; a reader checks it.
+pub(crate) fn is_valid_bucket_count(buckets: u64) -> bool {
+    buckets >= 2 && buckets % 2 == 0
+}
+
+/// What a table costs: the bucket count as a `usize` and the bytes of the packed buckets
+/// ([`Geometry::payload_len`]); or [`ConfigError::TableTooLarge`] if the table, with its padding,
+/// would not fit in an allocation (at most `isize::MAX` bytes). The count is a `u64` because a
+/// reader takes it from bytes: on a 32-bit target it may not even be a `usize`.
+pub(crate) fn table_len(
+    buckets: u64,
+    bucket_size: usize,
+    fingerprint_bits: u32,
+    semi_sorted: bool,
+) -> Result<(usize, usize), ConfigError> {
+    let (slots, bits) = (bucket_size, fingerprint_bits);
+    usize::try_from(buckets)
+        .ok()
+        .and_then(|buckets| Some((buckets, Geometry { buckets, slots, bits, semi_sorted }.payload_len()?)))
+        .ok_or_else(|| table_too_large(buckets, bucket_size, fingerprint_bits))
+}
+
+/// The error of a table of `buckets` buckets of `bucket_size` x `fingerprint_bits` bits that does
+/// not fit in memory.
+pub(crate) fn table_too_large(buckets: u64, bucket_size: usize, fingerprint_bits: u32) -> ConfigError {
+    ConfigError::TableTooLarge { buckets, bucket_size, fingerprint_bits }
 }
 
 /// The smallest width whose bound at full occupancy meets `rate`.
 fn bits_for_rate(rate: f64, bucket_size: usize) -> Result<u32, ConfigError> {
-    if !(rate > 0.0 && rate < 1.0) {
-        return Err(ConfigError::InvalidFalsePositiveRate(rate));
-    }
+    check_false_positive_rate(rate)?;
     FINGERPRINT_BITS
         .clone()
         .find(|&bits| false_positive_bound(bits, bucket_size, 1.0) <= rate)
@@ -301,10 +384,10 @@ mod tests {
             assert_eq!(err(ok.clone().eviction_limit(limit)), ConfigError::InvalidEvictionLimit(limit));
         }
         assert_eq!(err(ok.clone().capacity(usize::MAX)), ConfigError::CapacityTooLarge(usize::MAX));
-        assert_eq!(
+        assert!(matches!(
             err(ok.clone().capacity(usize::MAX / 4).fingerprint_bits(32)),
-            ConfigError::CapacityTooLarge(usize::MAX / 4)
-        );
+            ConfigError::TableTooLarge { bucket_size: 4, fingerprint_bits: 32, .. }
+        ));
     }
 
     #[test]

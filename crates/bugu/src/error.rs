@@ -17,9 +17,34 @@ pub enum ConfigError {
     /// The capacity was 0 (or never set).
     #[error("capacity must be at least 1 item")]
     ZeroCapacity,
-    /// The table for this capacity would not fit in the address space.
+    /// The capacity is so large that no bucket count for it can even be computed: its table would
+    /// not fit in the address space.
     #[error("capacity {0} is too large: the table would not fit in memory")]
     CapacityTooLarge(usize),
+    /// A table of this many buckets of this size and width would not fit in this machine's
+    /// address space (an allocation holds at most `isize::MAX` bytes). Built filters report it when
+    /// their capacity needs such a table; readers of the persistent format, inside
+    /// [`InvalidParameter::Config`](crate::persist::InvalidParameter::Config), when the stored
+    /// geometry describes one.
+    ///
+    /// ```
+    /// # #[cfg(target_pointer_width = "64")] {
+    /// use bugu::{CuckooFilter, ConfigError};
+    ///
+    /// let err = CuckooFilter::builder().capacity(usize::MAX / 4).fingerprint_bits(32).build().unwrap_err();
+    /// assert!(matches!(err, ConfigError::TableTooLarge { bucket_size: 4, fingerprint_bits: 32, .. }));
+    /// assert!(err.to_string().ends_with("buckets of 4 x 32 bits does not fit in memory"));
+    /// # }
+    /// ```
+    #[error("a table of {buckets} buckets of {bucket_size} x {fingerprint_bits} bits does not fit in memory")]
+    TableTooLarge {
+        /// The bucket count.
+        buckets: u64,
+        /// Slots per bucket.
+        bucket_size: usize,
+        /// The fingerprint width.
+        fingerprint_bits: u32,
+    },
     /// The false-positive rate was not strictly between 0 and 1.
     #[error("false-positive rate must be strictly between 0 and 1, got {0}")]
     InvalidFalsePositiveRate(f64),

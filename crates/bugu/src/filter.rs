@@ -167,12 +167,9 @@ impl Builder {
         &self,
         items: I,
     ) -> Result<CuckooFilter, Error> {
-        let hashes: Vec<u64> =
-            items.into_iter().map(|item| crate::hash::hash_item(&item, self.seed)).collect();
-        let mut filter = match self.capacity {
-            0 => self.clone().capacity(hashes.len()).build()?,
-            _ => self.build()?,
-        };
+        let seed = self.hash_seed();
+        let hashes: Vec<u64> = items.into_iter().map(|item| crate::hash::hash_item(&item, seed)).collect();
+        let mut filter = CuckooFilter::with_config(self.config_for_items(hashes.len())?)?;
         for (inserted, &hash) in hashes.iter().enumerate() {
             filter.insert_hash(hash).map_err(|source| Error::Insert { inserted, source })?;
         }

@@ -4,7 +4,9 @@ use std::io::{self, Read};
 
 use bugu::persist::{FORMAT_VERSION, FilterKind, InvalidParameter, MAGIC};
 use bugu::sizing::capacity_limit;
-use bugu::{BUCKET_SIZES, CuckooFilter, CuckooView, FINGERPRINT_BITS, Filter, FilterMut, PersistError};
+use bugu::{
+    BUCKET_SIZES, ConfigError, CuckooFilter, CuckooView, FINGERPRINT_BITS, Filter, FilterMut, PersistError,
+};
 use proptest::prelude::*;
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -390,7 +392,11 @@ fn absurd_claims_fail_without_allocating() {
     let too_large = claiming(32, 8, u64::MAX - 1, 36);
     assert!(matches!(
         refusal(&too_large),
-        PersistError::InvalidParameter(InvalidParameter::TooLarge { bucket_size: 8, bits: 32, .. })
+        PersistError::InvalidParameter(InvalidParameter::Config(ConfigError::TableTooLarge {
+            bucket_size: 8,
+            fingerprint_bits: 32,
+            ..
+        }))
     ));
 }
 
@@ -410,10 +416,10 @@ fn every_header_field_is_checked() {
         PersistError::InvalidParameter(which) => which,
         other => panic!("{other}"),
     };
-    assert_eq!(invalid(16, &[33]), InvalidParameter::FingerprintBits(33));
-    assert_eq!(invalid(17, &[3]), InvalidParameter::BucketSize(3));
+    assert_eq!(invalid(16, &[33]), InvalidParameter::Config(ConfigError::InvalidFingerprintBits(33)));
+    assert_eq!(invalid(17, &[3]), InvalidParameter::Config(ConfigError::InvalidBucketSize(3)));
     assert_eq!(invalid(18, &[2]), InvalidParameter::HashId(2));
-    assert_eq!(invalid(20, &[0, 0, 0, 0]), InvalidParameter::EvictionLimit(0));
+    assert_eq!(invalid(20, &[0, 0, 0, 0]), InvalidParameter::Config(ConfigError::InvalidEvictionLimit(0)));
     assert_eq!(invalid(32, &[7]), InvalidParameter::BucketCount(7));
     assert!(matches!(invalid(40, &[0]), InvalidParameter::Capacity { capacity: 0, .. }));
     assert!(matches!(invalid(48, &[0xff; 8]), InvalidParameter::Len { len: u64::MAX, .. }));

@@ -3,7 +3,7 @@
 
 use thiserror::Error;
 
-use crate::config::{DEFAULT_BUCKET_SIZE, DEFAULT_EVICTION_LIMIT, DEFAULT_SEED};
+use crate::config::{self, DEFAULT_BUCKET_SIZE, DEFAULT_EVICTION_LIMIT, DEFAULT_SEED};
 use crate::error::ConfigError;
 use crate::filter::CuckooFilter;
 use crate::membership::Filter;
@@ -11,7 +11,7 @@ use crate::membership::Filter;
 use super::filter::GrowableFilter;
 use super::policy::{
     DEFAULT_GROWTH_FACTOR, DEFAULT_INITIAL_CAPACITY, DEFAULT_TARGET_FALSE_POSITIVE_RATE, DEFAULT_TIGHTENING,
-    GROWTH_FACTORS, Growth, Tightening,
+    Growth, Tightening, check_growth_factor,
 };
 
 /// A growable filter configuration that cannot be built.
@@ -30,7 +30,7 @@ pub enum GrowableConfigError {
     /// rate whose first share needs fingerprints wider than 32 bits).
     #[error(transparent)]
     Level(#[from] ConfigError),
-    /// The growth factor was outside [`GROWTH_FACTORS`].
+    /// The growth factor was outside [`GROWTH_FACTORS`](crate::GROWTH_FACTORS).
     #[error("growth factor must be between 2 and 16, got {0}")]
     InvalidGrowthFactor(usize),
     /// A geometric tightening ratio was not strictly between 0 and 1.
@@ -281,12 +281,8 @@ impl GrowableBuilder {
     }
 
     fn validate(&self, target: f64, initial: usize) -> Result<(), GrowableConfigError> {
-        if !GROWTH_FACTORS.contains(&self.growth_factor) {
-            return Err(GrowableConfigError::InvalidGrowthFactor(self.growth_factor));
-        }
-        if !(target > 0.0 && target < 1.0) {
-            return Err(ConfigError::InvalidFalsePositiveRate(target).into());
-        }
+        check_growth_factor(self.growth_factor)?;
+        config::check_false_positive_rate(target)?;
         self.tightening.validate()?;
         if self.max_levels == Some(0) {
             return Err(GrowableConfigError::ZeroMaxLevels);

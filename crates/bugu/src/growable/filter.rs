@@ -462,7 +462,9 @@ impl GrowableFilter {
         // Building allocates the table fallibly: a refusal is an error, not an abort.
         self.next_level_builder()?.build().map_err(|error| match error {
             ConfigError::OutOfMemory { bytes } => InsertError::OutOfMemory { bytes },
-            ConfigError::CapacityTooLarge(_) => InsertError::OutOfMemory { bytes: usize::MAX },
+            ConfigError::CapacityTooLarge(_) | ConfigError::TableTooLarge { .. } => {
+                InsertError::OutOfMemory { bytes: usize::MAX }
+            }
             // The share needs fingerprints wider than 32 bits: the series is exhausted.
             _ => InsertError::Full,
         })

@@ -201,8 +201,8 @@ mod tests;
 
 pub use builder::{GrowableBuilder, GrowableConfigError};
 pub use filter::{GrowableFilter, Removal};
-pub(crate) use policy::Growth;
 pub use policy::{
     DEFAULT_GROWTH_FACTOR, DEFAULT_INITIAL_CAPACITY, DEFAULT_TARGET_FALSE_POSITIVE_RATE, DEFAULT_TIGHTENING,
     GROWTH_FACTORS, MAX_LEVELS, Tightening,
 };
+pub(crate) use policy::{Growth, check_growth_factor};

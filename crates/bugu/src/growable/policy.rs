@@ -26,6 +26,14 @@ pub const DEFAULT_GROWTH_FACTOR: usize = 2;
 /// ```
 pub const GROWTH_FACTORS: std::ops::RangeInclusive<usize> = 2..=16;
 
+/// A growth factor must be in [`GROWTH_FACTORS`] (the builder's rule, and the format reader's).
+pub(crate) fn check_growth_factor(factor: usize) -> Result<(), GrowableConfigError> {
+    match GROWTH_FACTORS.contains(&factor) {
+        true => Ok(()),
+        false => Err(GrowableConfigError::InvalidGrowthFactor(factor)),
+    }
+}
+
 /// The most levels a growable filter holds, whatever its `max_levels`: growth stops there
 /// ([`InsertError::Full`]), and the byte format accepts no more. Capacities at least double from at
 /// least 1 item, so only a filter built by hand from bytes can come near it.
@@ -94,8 +102,9 @@ impl Tightening {
         fraction.clamp(f64::MIN_POSITIVE, 1.0 - 1e-9)
     }
 
-    /// Checks the policy's parameters (a geometric ratio strictly between 0 and 1).
-    pub(super) fn validate(self) -> Result<(), GrowableConfigError> {
+    /// Checks the policy's parameters (a geometric ratio strictly between 0 and 1): the builder's
+    /// rule, and the format reader's.
+    pub(crate) fn validate(self) -> Result<(), GrowableConfigError> {
         match self {
             Tightening::Geometric { ratio } if !(ratio > 0.0 && ratio < 1.0) => {
                 Err(GrowableConfigError::InvalidTighteningRatio(ratio))

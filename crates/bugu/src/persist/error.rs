@@ -5,6 +5,8 @@ use std::io;
 
 use thiserror::Error;
 
+use crate::error::ConfigError;
+
 use super::FilterKind;
 
 /// Why bytes could not be read as a filter. Reading never panics and never allocates more than
@@ -109,46 +111,56 @@ pub enum PersistError {
 
 /// A header parameter that a valid filter cannot have, with the offending value.
 ///
+/// The rules a filter's geometry obeys however it was made (fingerprint width, bucket size,
+/// semi-sorted buckets of 4, eviction limit, a table that fits in memory) are the builder's, and
+/// break with the builder's error, inside [`Config`](Self::Config); the other variants are the
+/// format's own.
+///
 /// ```
+/// use bugu::ConfigError;
 /// use bugu::persist::InvalidParameter;
 ///
-/// assert_eq!(
-///     InvalidParameter::FingerprintBits(40).to_string(),
-///     "fingerprint width must be between 4 and 32 bits, got 40"
-/// );
+/// let err = InvalidParameter::Config(ConfigError::InvalidFingerprintBits(40));
+/// assert_eq!(err.to_string(), "fingerprint width must be between 4 and 32 bits, got 40");
+/// assert_eq!(InvalidParameter::HashId(7).to_string(), "unknown hash function id 7");
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+#[derive(Debug, Clone, PartialEq, Error)]
 #[non_exhaustive]
 pub enum InvalidParameter {
-    /// The fingerprint width is outside 4..=32 bits.
-    #[error("fingerprint width must be between 4 and 32 bits, got {0}")]
-    FingerprintBits(u8),
-    /// The bucket size is not 2, 4 or 8 slots.
-    #[error("bucket size must be 2, 4 or 8 slots, got {0}")]
-    BucketSize(u8),
+    /// A parameter breaks a rule every filter configuration obeys, built or read: the same error
+    /// [`Builder::build`](crate::Builder::build) returns for it
+    /// ([`InvalidFingerprintBits`](ConfigError::InvalidFingerprintBits),
+    /// [`InvalidBucketSize`](ConfigError::InvalidBucketSize),
+    /// [`SemiSortedBucketSize`](ConfigError::SemiSortedBucketSize),
+    /// [`InvalidEvictionLimit`](ConfigError::InvalidEvictionLimit) or
+    /// [`TableTooLarge`](ConfigError::TableTooLarge)).
+    ///
+    /// ```
+    /// use bugu::{ConfigError, CuckooFilter, PersistError};
+    /// use bugu::persist::InvalidParameter;
+    ///
+    /// let mut bytes = CuckooFilter::new(10)?.to_bytes();
+    /// bytes[17] = 3; // the bucket size, first byte after the header's 16 and the width's 1
+    /// let err = CuckooFilter::from_bytes(&bytes).unwrap_err();
+    /// assert!(matches!(
+    ///     err,
+    ///     PersistError::InvalidParameter(InvalidParameter::Config(ConfigError::InvalidBucketSize(3)))
+    /// ));
+    /// assert_eq!(err.to_string(), "invalid parameter: bucket size must be 2, 4 or 8 slots, got 3");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[error(transparent)]
+    Config(#[from] ConfigError),
     /// The hash function id is not one this build implements.
     #[error("unknown hash function id {0}")]
     HashId(u8),
-    /// The table layout is not one this build implements (0: bit-packed buckets, 1: semi-sorted
-    /// buckets, which need a bucket size of 4).
-    #[error("unknown table layout {0} for this bucket size")]
+    /// The table layout code is not one this build implements (0: bit-packed buckets, 1:
+    /// semi-sorted buckets).
+    #[error("unknown table layout {0}")]
     Layout(u8),
-    /// The eviction limit is outside 1..=[`MAX_EVICTION_LIMIT`](crate::MAX_EVICTION_LIMIT).
-    #[error("eviction limit must be between 1 and {max}, got {0}", max = crate::MAX_EVICTION_LIMIT)]
-    EvictionLimit(u32),
     /// The bucket count is odd or below 2.
     #[error("bucket count must be even and at least 2, got {0}")]
     BucketCount(u64),
-    /// The table this geometry describes would not fit in this machine's address space.
-    #[error("a table of {buckets} buckets of {bucket_size} x {bits} bits does not fit in memory")]
-    TooLarge {
-        /// The bucket count.
-        buckets: u64,
-        /// Slots per bucket.
-        bucket_size: u8,
-        /// Fingerprint width.
-        bits: u8,
-    },
     /// The capacity is 0 or larger than the table's slot count.
     #[error("capacity must be between 1 and the table's {slots} slots, got {capacity}")]
     Capacity {

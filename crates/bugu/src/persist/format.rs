@@ -12,7 +12,7 @@
 //! checksum = XXH3-64 (seed 0) of every byte before it
 //! ```
 
-use crate::config::{Config, MAX_EVICTION_LIMIT};
+use crate::config::{self, Config};
 use crate::filter::CuckooFilterIn;
 use crate::hash::HASH_ID_XXH3_64;
 use crate::table::{PADDING, Table};
@@ -173,13 +173,10 @@ impl Section {
 
     /// The section's table over `bytes` (its payload plus padding).
     pub(crate) fn table<S: AsRef<[u8]>>(&self, bytes: S) -> Result<Table<S>, PersistError> {
+        // `bytes` is the payload and padding `parse` sized, so this only fails if it is not.
         let c = &self.config;
-        let too_large = InvalidParameter::TooLarge {
-            buckets: c.buckets as u64,
-            bucket_size: c.bucket_size as u8,
-            bits: c.fingerprint_bits as u8,
-        };
-        Table::from_bytes(bytes, c.geometry()).ok_or(too_large.into())
+        let too_large = config::table_too_large(c.buckets as u64, c.bucket_size, c.fingerprint_bits);
+        Table::from_bytes(bytes, c.geometry()).ok_or(InvalidParameter::from(too_large).into())
     }
 
     /// Bytes of the whole section: parameters, payload and tail.
@@ -204,49 +201,40 @@ impl Section {
     }
 
     /// Parses and validates a parameter block. Every value is checked before anything is sized
-    /// from it.
+    /// from it: by the configuration's rules (`crate::config`), which the builder applies too,
+    /// then by the format's own (known hash and layout codes, an even bucket count, a capacity and
+    /// an item count the table's slots can hold). The builder's sizing is not applied: a table
+    /// sized by an earlier release is as usable as today's.
     pub(crate) fn parse(raw: &[u8; SECTION_PARAMS_LEN]) -> Result<Self, PersistError> {
         let u64_at = |at: usize| u64::from_le_bytes(raw[at..at + 8].try_into().expect("8 bytes"));
-        let bits = raw[0];
-        if !crate::FINGERPRINT_BITS.contains(&u32::from(bits)) {
-            return Err(InvalidParameter::FingerprintBits(bits).into());
-        }
-        let bucket_size = raw[1];
-        if !crate::BUCKET_SIZES.contains(&usize::from(bucket_size)) {
-            return Err(InvalidParameter::BucketSize(bucket_size).into());
-        }
+        let fingerprint_bits = u32::from(raw[0]);
+        config::check_fingerprint_bits(fingerprint_bits).map_err(InvalidParameter::from)?;
+        let bucket_size = usize::from(raw[1]);
+        config::check_bucket_size(bucket_size).map_err(InvalidParameter::from)?;
         if raw[2] != HASH_ID_XXH3_64 {
             return Err(InvalidParameter::HashId(raw[2]).into());
         }
-        let semi_sorted = match (raw[3], bucket_size) {
-            (LAYOUT_PACKED, _) => false,
-            (LAYOUT_SEMI_SORTED, 4) => true,
-            (layout, _) => return Err(InvalidParameter::Layout(layout).into()),
+        let semi_sorted = match raw[3] {
+            LAYOUT_PACKED => false,
+            LAYOUT_SEMI_SORTED => true,
+            layout => return Err(InvalidParameter::Layout(layout).into()),
         };
-        let eviction_limit = u32::from_le_bytes(raw[4..8].try_into().expect("4 bytes"));
-        if !(1..=MAX_EVICTION_LIMIT as u64).contains(&u64::from(eviction_limit)) {
-            return Err(InvalidParameter::EvictionLimit(eviction_limit).into());
+        if semi_sorted {
+            config::check_semi_sorted_bucket_size(bucket_size).map_err(InvalidParameter::from)?;
         }
+        let eviction_limit = u32::from_le_bytes(raw[4..8].try_into().expect("4 bytes"));
+        // A u32 that is not a usize is above the limit anyway.
+        let eviction_limit = usize::try_from(eviction_limit).unwrap_or(usize::MAX);
+        config::check_eviction_limit(eviction_limit).map_err(InvalidParameter::from)?;
         let seed = u64_at(8);
         let buckets = u64_at(16);
-        if buckets < 2 || buckets % 2 != 0 {
+        if !config::is_valid_bucket_count(buckets) {
             return Err(InvalidParameter::BucketCount(buckets).into());
         }
-        let too_large = InvalidParameter::TooLarge { buckets, bucket_size, bits };
-        let slots = u128::from(buckets) * u128::from(bucket_size);
-        let bucket_bits = match semi_sorted {
-            true => 4 * u128::from(bits) - 4,
-            false => u128::from(bucket_size) * u128::from(bits),
-        };
-        let total_bits = u128::from(buckets) * bucket_bits;
-        // Bit offsets into the table must fit a usize, and the whole section an allocation
-        // (at most isize::MAX bytes).
-        let payload_len = total_bits.div_ceil(8);
-        if total_bits > usize::MAX as u128 || payload_len + 64 > isize::MAX as u128 {
-            return Err(too_large.into());
-        }
-        let (buckets, payload_len) = (buckets as usize, payload_len as usize);
-        let slots = slots as u64;
+        let (buckets, payload_len) = config::table_len(buckets, bucket_size, fingerprint_bits, semi_sorted)
+            .map_err(InvalidParameter::from)?;
+        // The payload's bits, at least one per slot, fit a usize: so does the slot count.
+        let slots = (buckets * bucket_size) as u64;
         let capacity = u64_at(24);
         if !(1..=slots).contains(&capacity) {
             return Err(InvalidParameter::Capacity { capacity, slots }.into());
@@ -258,13 +246,12 @@ impl Section {
         let config = Config {
             capacity: capacity as usize,
             buckets,
-            bucket_size: bucket_size.into(),
-            fingerprint_bits: bits.into(),
-            eviction_limit: eviction_limit as usize,
+            bucket_size,
+            fingerprint_bits,
+            eviction_limit,
             seed,
             semi_sorted,
         };
-        debug_assert_eq!(config.geometry().payload_len(), Some(payload_len));
         Ok(Section { config, len: len as usize, payload_len, tail_len: tail_len(payload_len) })
     }
 }
@@ -323,6 +310,8 @@ pub(crate) fn check_content<S: AsRef<[u8]>>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Builder;
+    use crate::error::ConfigError;
 
     fn params(bits: u8, bucket_size: u8, buckets: u64, capacity: u64, len: u64) -> [u8; SECTION_PARAMS_LEN] {
         let mut raw = [0; SECTION_PARAMS_LEN];
@@ -347,10 +336,16 @@ mod tests {
     fn every_parameter_is_validated() {
         assert!(Section::parse(&params(12, 4, 10, 1, 0)).is_ok());
         for bits in [0, 3, 33, 255] {
-            assert_eq!(invalid(params(bits, 4, 10, 1, 0)), InvalidParameter::FingerprintBits(bits));
+            assert_eq!(
+                invalid(params(bits, 4, 10, 1, 0)),
+                ConfigError::InvalidFingerprintBits(bits.into()).into()
+            );
         }
         for size in [0, 1, 3, 5, 16] {
-            assert_eq!(invalid(params(12, size, 10, 1, 0)), InvalidParameter::BucketSize(size));
+            assert_eq!(
+                invalid(params(12, size, 10, 1, 0)),
+                ConfigError::InvalidBucketSize(size.into()).into()
+            );
         }
         for buckets in [0, 1, 3, 11] {
             assert_eq!(invalid(params(12, 4, buckets, 1, 0)), InvalidParameter::BucketCount(buckets));
@@ -360,7 +355,11 @@ mod tests {
         assert_eq!(invalid(params(12, 4, 10, 1, 41)), InvalidParameter::Len { len: 41, slots: 40 });
         assert!(matches!(
             invalid(params(32, 8, u64::MAX - 1, 1, 0)),
-            InvalidParameter::TooLarge { buckets: _, bucket_size: 8, bits: 32 }
+            InvalidParameter::Config(ConfigError::TableTooLarge {
+                buckets: _,
+                bucket_size: 8,
+                fingerprint_bits: 32
+            })
         ));
         let mut raw = params(12, 4, 10, 1, 0);
         raw[2] = 7;
@@ -372,14 +371,41 @@ mod tests {
         raw[3] = LAYOUT_SEMI_SORTED;
         assert_eq!(
             invalid(raw),
-            InvalidParameter::Layout(LAYOUT_SEMI_SORTED),
-            "semi-sorted needs buckets of 4"
+            ConfigError::SemiSortedBucketSize(8).into(),
+            "semi-sorted needs buckets of 4, the builder's rule"
         );
         for limit in [0u32, 65_536, u32::MAX] {
             let mut raw = params(12, 4, 10, 1, 0);
             raw[4..8].copy_from_slice(&limit.to_le_bytes());
-            assert_eq!(invalid(raw), InvalidParameter::EvictionLimit(limit));
+            assert_eq!(invalid(raw), ConfigError::InvalidEvictionLimit(limit as usize).into());
         }
+    }
+
+    #[test]
+    fn the_reader_refuses_with_the_builders_errors() {
+        let built = |builder: Builder| InvalidParameter::Config(builder.capacity(10).config().unwrap_err());
+        for bits in [3, 33] {
+            let builder = Builder::new().fingerprint_bits(bits.into());
+            assert_eq!(invalid(params(bits, 4, 10, 1, 0)), built(builder));
+        }
+        assert_eq!(invalid(params(12, 3, 10, 1, 0)), built(Builder::new().bucket_size(3)));
+        let mut raw = params(12, 2, 10, 1, 0);
+        raw[3] = LAYOUT_SEMI_SORTED;
+        assert_eq!(invalid(raw), built(Builder::new().bucket_size(2).semi_sorted(true)));
+        let mut raw = params(12, 4, 10, 1, 0);
+        raw[4..8].copy_from_slice(&0u32.to_le_bytes());
+        assert_eq!(invalid(raw), built(Builder::new().eviction_limit(0)));
+    }
+
+    #[test]
+    fn the_builders_sizing_is_not_a_reading_rule() {
+        // A table the builder would size larger, or refuse as too narrow (`ConfigError::TooNarrow`),
+        // still reads: earlier releases sized otherwise.
+        let sized = Builder::new().capacity(40).fingerprint_bits(4).config().map(|c| c.buckets);
+        assert!(sized.is_err() || sized.unwrap() > 10, "the builder never packs 40 items in 10 buckets of 4");
+        let section = Section::parse(&params(4, 4, 10, 40, 40)).unwrap();
+        assert_eq!((section.config.capacity, section.len, section.config.buckets), (40, 40, 10));
+        assert_eq!(section.payload_len, 20);
     }
 
     #[test]

@@ -13,8 +13,9 @@
 use std::io::{self, Read, Write};
 use std::path::Path;
 
+use crate::config::check_false_positive_rate;
 use crate::filter::CuckooFilter;
-use crate::growable::{GROWTH_FACTORS, GrowableFilter, Growth, Tightening};
+use crate::growable::{GrowableFilter, Growth, Tightening, check_growth_factor};
 use crate::membership::Filter;
 
 use super::error::{InvalidParameter, PersistError};
@@ -201,20 +202,20 @@ impl GrowableFilter {
         }
         let [target_bits, growth_factor, code, ratio_bits, max_capacity, max_levels, count] = fields;
         // Every field is checked before anything is sized from it.
+        // The settings' rules are the builder's; the errors name the field and its raw value.
         let target = f64::from_bits(target_bits);
-        if !(target > 0.0 && target < 1.0) {
-            return Err(invalid("target rate, f64 bits", target_bits));
-        }
-        if !GROWTH_FACTORS.contains(&(growth_factor as usize)) || growth_factor > 16 {
-            return Err(invalid("growth factor", growth_factor));
-        }
-        let tightening = match (code, f64::from_bits(ratio_bits)) {
-            (TIGHTENING_GEOMETRIC, ratio) if ratio > 0.0 && ratio < 1.0 => Tightening::Geometric { ratio },
-            (TIGHTENING_GEOMETRIC, _) => return Err(invalid("tightening ratio, f64 bits", ratio_bits)),
-            (TIGHTENING_P_SERIES, _) if ratio_bits == 0 => Tightening::PSeries,
+        check_false_positive_rate(target).map_err(|_| invalid("target rate, f64 bits", target_bits))?;
+        let growth_factor = usize::try_from(growth_factor)
+            .ok()
+            .filter(|&factor| check_growth_factor(factor).is_ok())
+            .ok_or_else(|| invalid("growth factor", growth_factor))?;
+        let tightening = match (code, ratio_bits) {
+            (TIGHTENING_GEOMETRIC, _) => Tightening::Geometric { ratio: f64::from_bits(ratio_bits) },
+            (TIGHTENING_P_SERIES, 0) => Tightening::PSeries,
             (TIGHTENING_P_SERIES, _) => return Err(invalid("tightening ratio, f64 bits", ratio_bits)),
             _ => return Err(invalid("tightening policy", code)),
         };
+        tightening.validate().map_err(|_| invalid("tightening ratio, f64 bits", ratio_bits))?;
         if !(1..=MAX_PERSISTED_LEVELS).contains(&count) || (max_levels != 0 && count > max_levels) {
             return Err(invalid("level count", count));
         }
@@ -248,7 +249,7 @@ impl GrowableFilter {
         }
         let growth = Growth {
             target,
-            growth_factor: growth_factor as usize,
+            growth_factor,
             tightening,
             max_capacity: (max_capacity != 0).then_some(max_capacity as usize),
             max_levels: (max_levels != 0).then(|| usize::try_from(max_levels).unwrap_or(usize::MAX)),

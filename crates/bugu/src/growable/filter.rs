@@ -567,14 +567,15 @@ impl FilterMut for GrowableFilter {
             return Err(InsertError::Full);
         }
         let newest = self.levels.len() - 1;
-        if self.levels[newest].insert_hash(hash).is_ok() || self.insert_older(hash).is_some() {
+        let refusal = self.levels[newest].insert_hash(hash).err();
+        if refusal.is_none() || self.insert_older(hash).is_some() {
             self.len += 1;
             return Ok(());
         }
-        // Every level refused. Do not grow a level for more copies of one item.
-        let copies = self.levels[newest].count_hash(hash);
-        if copies >= 2 * self.growth.bucket_size {
-            return Err(InsertError::CopyLimit { copies });
+        // Every level refused. Do not grow a level for more copies of one item: the newest level
+        // said so if its buckets for the item hold nothing but the item's copies.
+        if let Some(error @ InsertError::CopyLimit { .. }) = refusal {
+            return Err(error);
         }
         let mut level = self.next_level()?;
         self.levels

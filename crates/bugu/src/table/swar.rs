@@ -5,7 +5,7 @@
 //! `haszero` trick whose higher lanes may report false zeros). Finding a fingerprint is finding a
 //! zero after XOR with the fingerprint repeated in every lane.
 
-use std::ops::{Add, BitAnd, BitOr, BitXor, Not, Shr};
+use std::ops::{Add, BitAnd, BitOr, BitXor, Not, Shl, Shr};
 
 /// A machine word the probes can run on (`u64` or `u128`).
 pub(crate) trait Word:
@@ -16,13 +16,18 @@ pub(crate) trait Word:
     + BitOr<Output = Self>
     + BitXor<Output = Self>
     + Not<Output = Self>
+    + Shl<u32, Output = Self>
     + Shr<u32, Output = Self>
 {
     const BITS: u32;
     const ZERO: Self;
     /// Loads `BITS / 8` little-endian bytes starting at `offset`.
     fn load(bytes: &[u8], offset: usize) -> Self;
+    /// Stores `BITS / 8` little-endian bytes starting at `offset`.
+    fn store(self, bytes: &mut [u8], offset: usize);
     fn from_u128(value: u128) -> Self;
+    /// The low 64 bits.
+    fn low_u64(self) -> u64;
     fn splat_mul(self, value: u32) -> Self;
     fn trailing_zeros(self) -> u32;
     fn count_ones(self) -> u32;
@@ -41,8 +46,17 @@ macro_rules! impl_word {
                 <$t>::from_le_bytes(raw)
             }
             #[inline(always)]
+            fn store(self, bytes: &mut [u8], offset: usize) {
+                const N: usize = std::mem::size_of::<$t>();
+                bytes[offset..offset + N].copy_from_slice(&self.to_le_bytes());
+            }
+            #[inline(always)]
             fn from_u128(value: u128) -> Self {
                 value as $t
+            }
+            #[inline(always)]
+            fn low_u64(self) -> u64 {
+                self as u64
             }
             #[inline(always)]
             fn splat_mul(self, value: u32) -> Self {
@@ -103,6 +117,42 @@ impl<W: Word> Lanes<W> {
     #[inline(always)]
     pub(crate) fn first_lane(&self, flags: W) -> Option<usize> {
         (flags != W::ZERO).then(|| (flags.trailing_zeros() / self.bits) as usize)
+    }
+}
+
+/// Finds a fingerprint in a bucket: a word with one flag bit for every slot that holds it. How the
+/// bits are laid out is the matcher's business; [`slot`](Matcher::slot) maps a flag back to its
+/// slot. The bucket operations of the table are written once against this trait.
+pub(crate) trait Matcher {
+    type Word: Word;
+    /// The flags of the slots of `bucket` that hold `fingerprint` (none: zero).
+    fn matches(&self, bucket: usize, fingerprint: u32) -> Self::Word;
+    /// The slot of the lowest flag, if any.
+    fn slot(&self, flags: Self::Word) -> Option<usize>;
+}
+
+/// The plain matcher: each bucket loaded as a word of lanes by `window`, compared lane by lane.
+pub(crate) struct Windowed<W, F> {
+    lanes: Lanes<W>,
+    window: F,
+}
+
+impl<W: Word, F: Fn(usize) -> W> Windowed<W, F> {
+    #[inline(always)]
+    pub(crate) fn new(lanes: Lanes<W>, window: F) -> Self {
+        Windowed { lanes, window }
+    }
+}
+
+impl<W: Word, F: Fn(usize) -> W> Matcher for Windowed<W, F> {
+    type Word = W;
+    #[inline(always)]
+    fn matches(&self, bucket: usize, fingerprint: u32) -> W {
+        self.lanes.matching_lanes((self.window)(bucket), fingerprint)
+    }
+    #[inline(always)]
+    fn slot(&self, flags: W) -> Option<usize> {
+        self.lanes.first_lane(flags)
     }
 }
 

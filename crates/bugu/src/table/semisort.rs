@@ -43,10 +43,32 @@ const fn binomial(n: u32, k: u32) -> u32 {
     result
 }
 
+/// `BINOMIAL[k][n]` = `binomial(n, k)` for the ranks below: looked up, not computed, on the
+/// insert path.
+static BINOMIAL: [[u16; 20]; 5] = {
+    let mut table = [[0u16; 20]; 5];
+    let mut k = 0;
+    while k < 5 {
+        let mut n = 0;
+        while n < 20 {
+            table[k][n] = binomial(n as u32, k as u32) as u16;
+            n += 1;
+        }
+        k += 1;
+    }
+    table
+};
+
 /// The code of sorted nibbles `a <= b <= c <= d`: the rank of the 4-subset `{a, b+1, c+2, d+3}`
 /// of `0..19` in the combinatorial number system. Codes run over `0..3876` in sorted order.
 const fn encode_sorted(a: u32, b: u32, c: u32, d: u32) -> u32 {
     binomial(a, 1) + binomial(b + 1, 2) + binomial(c + 2, 3) + binomial(d + 3, 4)
+}
+
+/// [`encode_sorted`] by table lookups.
+#[inline(always)]
+fn code_of_sorted([a, b, c, d]: [u32; SLOTS]) -> u32 {
+    a + (BINOMIAL[2][b as usize + 1] + BINOMIAL[3][c as usize + 2] + BINOMIAL[4][d as usize + 3]) as u32
 }
 
 const fn decode_table() -> [u16; 1 << CODE_BITS] {
@@ -74,14 +96,19 @@ const fn decode_table() -> [u16; 1 << CODE_BITS] {
 /// Packs four fingerprints of `bits` bits into a semi-sorted bucket (low `4 bits - 4` bits of the
 /// result). Any order in, one canonical encoding out.
 #[inline]
-pub(crate) fn encode(mut fingerprints: [u32; SLOTS], bits: u32) -> u128 {
-    // Sort by low nibble, then by high part, so equal multisets encode identically.
-    let key = |fp: u32| (fp & 0xF, fp >> 4);
-    fingerprints.sort_unstable_by_key(|&fp| key(fp));
-    let [a, b, c, d] = fingerprints.map(|fp| fp & 0xF);
-    let mut bucket = encode_sorted(a, b, c, d) as u128;
+pub(crate) fn encode(fingerprints: [u32; SLOTS], bits: u32) -> u128 {
+    // Sort by low nibble, then by high part, so equal multisets encode identically: rotating the
+    // nibble to the top makes that the order of plain integers, which a network of five
+    // branch-free compare-exchanges sorts.
+    let mut keys = fingerprints.map(|fp| fp.rotate_right(4));
+    for (i, j) in [(0, 1), (2, 3), (0, 2), (1, 3), (1, 2)] {
+        let (low, high) = (keys[i].min(keys[j]), keys[i].max(keys[j]));
+        (keys[i], keys[j]) = (low, high);
+    }
+    let sorted = keys.map(|key| key.rotate_left(4));
+    let mut bucket = code_of_sorted(sorted.map(|fp| fp & 0xF)) as u128;
     let high_bits = bits - 4;
-    for (k, fp) in fingerprints.iter().enumerate() {
+    for (k, fp) in sorted.iter().enumerate() {
         bucket |= ((fp >> 4) as u128) << (CODE_BITS + k as u32 * high_bits);
     }
     bucket
@@ -168,6 +195,7 @@ mod tests {
                 for b in 0..=c {
                     for a in 0..=b {
                         let code = encode_sorted(a, b, c, d) as usize;
+                        assert_eq!(code_of_sorted([a, b, c, d]), code as u32);
                         assert!(!seen[code], "code {code} twice");
                         seen[code] = true;
                         assert_eq!(DECODE[code], (a | b << 4 | c << 8 | d << 12) as u16);

@@ -7,7 +7,8 @@
 //!   timed loops;
 //! - [`compare`]: rows × sizes; [`seed_table`]: the Bloom-vs-cuckoo table;
 //! - [`report`]: markdown, CSV and SVG charts;
-//! - [`cli`]: argument parsing shared by the binaries.
+//! - [`cli`]: argument parsing shared by the binaries;
+//! - [`memory_floor`]: ns per independent random cache-line read, the bound of batched lookups.
 //!
 //! It is a measuring tool only: every figure it prints comes from the run that prints it.
 
@@ -15,6 +16,7 @@ pub mod cli;
 pub mod compare;
 pub mod contender;
 pub mod machine;
+pub mod memory_floor;
 pub mod report;
 pub mod run;
 pub mod seed_table;

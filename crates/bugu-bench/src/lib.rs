@@ -8,13 +8,15 @@
 //! - [`compare`]: rows × sizes; [`seed_table`]: the Bloom-vs-cuckoo table;
 //! - [`report`]: markdown, CSV and SVG charts;
 //! - [`cli`]: argument parsing shared by the binaries;
-//! - [`memory_floor`]: ns per independent random cache-line read, the bound of batched lookups.
+//! - [`memory_floor`]: ns per independent random cache-line read, the bound of batched lookups;
+//! - [`fastfilter_cpp`]: building, running and reading the C++ reference benchmark.
 //!
 //! It is a measuring tool only: every figure it prints comes from the run that prints it.
 
 pub mod cli;
 pub mod compare;
 pub mod contender;
+pub mod fastfilter_cpp;
 pub mod machine;
 pub mod memory_floor;
 pub mod report;

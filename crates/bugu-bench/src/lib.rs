@@ -8,8 +8,8 @@
 //! - [`compare`]: rows × sizes; [`seed_table`]: the Bloom-vs-cuckoo table;
 //! - [`report`]: markdown, CSV and SVG charts;
 //! - [`cli`]: argument parsing shared by the binaries;
-//! - [`memory_floor`]: ns per independent random cache-line read, the bound of batched lookups;
-//! - [`fastfilter_cpp`]: building, running and reading the C++ reference benchmark.
+//! - [`fastfilter_cpp`], [`memory_floor`] and [`vs_fastfilter`]: the side-by-side run against the
+//!   C++ reference benchmark, and the memory floor it is judged against.
 //!
 //! It is a measuring tool only: every figure it prints comes from the run that prints it.
 
@@ -23,4 +23,5 @@ pub mod report;
 pub mod run;
 pub mod seed_table;
 pub mod timing;
+pub mod vs_fastfilter;
 pub mod workload;

@@ -7,16 +7,21 @@
 //!   timed loops;
 //! - [`compare`]: rows × sizes; [`seed_table`]: the Bloom-vs-cuckoo table;
 //! - [`report`]: markdown, CSV and SVG charts;
-//! - [`cli`]: argument parsing shared by the binaries.
+//! - [`cli`]: argument parsing shared by the binaries;
+//! - [`fastfilter_cpp`], [`memory_floor`] and [`vs_fastfilter`]: the side-by-side run against the
+//!   C++ reference benchmark, and the memory floor it is judged against.
 //!
 //! It is a measuring tool only: every figure it prints comes from the run that prints it.
 
 pub mod cli;
 pub mod compare;
 pub mod contender;
+pub mod fastfilter_cpp;
 pub mod machine;
+pub mod memory_floor;
 pub mod report;
 pub mod run;
 pub mod seed_table;
 pub mod timing;
+pub mod vs_fastfilter;
 pub mod workload;

@@ -1,0 +1,198 @@
+//! `vs_fastfilter`: bugu side by side with the C++ reference benchmark, FastFilter's
+//! fastfilter_cpp (`benchmarks/bulk-insert-and-query.exe`), at the same key counts.
+//!
+//! ```text
+//! git clone https://github.com/FastFilter/fastfilter_cpp ../fastfilter_cpp
+//! cargo run --release -p bugu-bench --bin vs_fastfilter -- --fastfilter ../fastfilter_cpp --sizes 1e7,1e8 --rounds 3
+//! ```
+//!
+//! Builds the C++ benchmark if the checkout has not (`make bulk-insert-and-query.exe
+//! UNAME_P=x86_64` in its `benchmarks/`). Then, per size and round, in this order: the C++
+//! benchmark with Cuckoo12 and CuckooSemiSort13; bugu-12, bugu-12 batched and bugu-13 semi-sorted
+//! through the `compare` harness in this process; the memory floor, from a buffer the size of the
+//! bugu-12 table. Prints markdown (medians, ratios against the targets of issue 12, every round's
+//! figures and load) and writes it to `OUT_DIR/vs-fastfilter.md` after each size.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use bugu_bench::cli::parse_count;
+use bugu_bench::compare::{self, KeyType, Options};
+use bugu_bench::contender::Kind;
+use bugu_bench::fastfilter_cpp::{self, CUCKOO12, SEMI_SORT13};
+use bugu_bench::machine;
+use bugu_bench::memory_floor;
+use bugu_bench::report::csv;
+use bugu_bench::timing::Clock;
+use bugu_bench::vs_fastfilter::{Comparison, Figures, Lineup, Round, SizeRun};
+use clap::Parser;
+
+/// Lookups per mix: the C++ benchmark looks up min(keys, 10^7) keys per mix, and so does bugu.
+const MAX_LOOKUPS: usize = 10_000_000;
+/// Keys per call of bugu's batch entry points (the `compare` default).
+const BATCH: usize = 256;
+/// Seed of bugu's keys (the `compare` default).
+const SEED: u64 = 42;
+/// Random line reads per timed loop of the memory floor, and the loops (the median is kept).
+const FLOOR_READS: usize = 10_000_000;
+const FLOOR_REPEATS: usize = 5;
+
+/// Run fastfilter_cpp's bulk-insert-and-query benchmark (Cuckoo12, CuckooSemiSort13) and bugu's
+/// matching rows alternately at the same key counts; print the medians, the ratios issue 12 sets
+/// targets for, and the memory floor.
+#[derive(Debug, Parser)]
+#[command(version)]
+struct Cli {
+    /// The fastfilter_cpp checkout (`git clone https://github.com/FastFilter/fastfilter_cpp`).
+    #[arg(long, env = "FASTFILTER_CPP", value_name = "DIR")]
+    fastfilter: PathBuf,
+    /// Numbers of keys, comma-separated: 1e7,1e8 or 10_000_000.
+    #[arg(long, value_delimiter = ',', value_parser = parse_size, default_value = "1e7,1e8")]
+    sizes: Vec<usize>,
+    /// Alternated rounds per size (C++, bugu, floor); the report shows medians over them.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+    rounds: u32,
+    /// Where vs-fastfilter.md goes.
+    #[arg(long, default_value = "target/bench-results")]
+    out_dir: PathBuf,
+}
+
+fn parse_size(text: &str) -> Result<usize, String> {
+    let keys = parse_count(text)?;
+    if (100..=1_000_000_000).contains(&keys) {
+        Ok(keys)
+    } else {
+        Err(format!("number of keys must be from 100 to 1e9: {text}"))
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(&cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: &Cli) -> Result<(), String> {
+    let checkout = std::fs::canonicalize(&cli.fastfilter)
+        .map_err(|error| format!("fastfilter_cpp checkout {}: {error}", cli.fastfilter.display()))?;
+    let exe = fastfilter_cpp::ensure_built(&checkout)?;
+    let mut comparison = Comparison {
+        machine: machine::describe(),
+        load: (machine::load_average(), None),
+        checkout: cli.fastfilter.display().to_string(),
+        commit: fastfilter_cpp::commit(&checkout),
+        rounds: cli.rounds as usize,
+        sizes: Vec::new(),
+    };
+    let path = cli.out_dir.join("vs-fastfilter.md");
+    for &keys in &cli.sizes {
+        let measured = measure_size(&exe, keys, cli.rounds as usize);
+        comparison.load.1 = machine::load_average();
+        let failure = match measured {
+            Ok(size) => {
+                comparison.sizes.push(size);
+                None
+            }
+            Err(error) => Some(error),
+        };
+        // Rewritten after each size, so a long run that fails later keeps what it measured.
+        if !comparison.sizes.is_empty() {
+            csv::write(&path, &comparison.render())
+                .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
+        }
+        if let Some(error) = failure {
+            if !comparison.sizes.is_empty() {
+                println!("{}", comparison.render());
+                eprintln!("wrote {} (the sizes measured before the error)", path.display());
+            }
+            return Err(error);
+        }
+    }
+    println!("{}", comparison.render());
+    eprintln!("wrote {}", path.display());
+    Ok(())
+}
+
+/// Every round at `keys` keys: the C++ benchmark, bugu's rows, the memory floor.
+fn measure_size(exe: &Path, keys: usize, rounds: usize) -> Result<SizeRun, String> {
+    let options = Options {
+        sizes: vec![keys],
+        key_type: KeyType::U64,
+        repeats: 1,
+        fpr: 0.004, // used by rate-configured rows only; none runs here
+        seed: SEED,
+        max_lookups: MAX_LOOKUPS,
+        batch: BATCH,
+        // bugu-12, bugu-12 batched, bugu-13 semi-sorted: the default lineup without the peers.
+        kinds: compare::lineup(&[12], &[12], &[13]).into_iter().filter(Kind::is_bugu).collect(),
+        clock: Clock::Wall,
+    };
+    let mut size = SizeRun { keys, lookups: keys.min(MAX_LOOKUPS), rounds: Vec::new() };
+    for round in 1..=rounds {
+        let load_before = machine::load_average();
+        eprintln!("== {keys} keys, round {round}/{rounds}: fastfilter_cpp (a few minutes at 10^8 keys)");
+        let rows = fastfilter_cpp::run(exe, keys, &[CUCKOO12.0, SEMI_SORT13.0])?;
+        let cuckoo12 = Figures::from_cpp(fastfilter_cpp::find(&rows, CUCKOO12.1)?);
+        let semi_sort13 = Figures::from_cpp(fastfilter_cpp::find(&rows, SEMI_SORT13.1)?);
+
+        eprintln!("== {keys} keys, round {round}/{rounds}: bugu");
+        let report = compare::run(&options);
+        let row = |kind: Kind| {
+            report
+                .measurements
+                .iter()
+                .find(|m| m.kind == kind)
+                .ok_or_else(|| format!("the harness measured no {} row", kind.name()))
+        };
+        let bugu12 = row(Kind::Bugu { bits: 12, batched: false })?;
+        let table_bytes = bugu12.memory_bytes;
+        let bugu12 = Figures::from_bugu(bugu12);
+        let bugu12_batched = Figures::from_bugu(row(Kind::Bugu { bits: 12, batched: true })?);
+        let bugu13_semi_sorted = Figures::from_bugu(row(Kind::BuguSemiSorted { bits: 13 })?);
+        let warnings = report.warnings();
+        for warning in &warnings {
+            eprintln!("{warning}");
+        }
+        drop(report); // free the keys before the floor's buffer is allocated
+
+        eprintln!(
+            "== {keys} keys, round {round}/{rounds}: memory floor ({table_bytes} bytes, the bugu-12 table)"
+        );
+        let floor = memory_floor::measure(table_bytes, FLOOR_READS, FLOOR_REPEATS, Clock::Wall);
+        eprintln!("  {:.1} ns per line, {:.1} per lookup", floor.ns_per_line, floor.ns_per_lookup());
+        let lineup = Lineup {
+            cuckoo12,
+            semi_sort13,
+            bugu12,
+            bugu12_batched,
+            bugu13_semi_sorted,
+            floor_ns_per_line: floor.ns_per_line,
+        };
+        size.rounds.push(Round { lineup, floor, load: (load_before, machine::load_average()), warnings });
+    }
+    Ok(size)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_and_rounds_are_checked() {
+        let cli =
+            Cli::try_parse_from(["x", "--fastfilter", "d", "--sizes", "1e6, 2_000_000", "--rounds", "2"]);
+        let cli = cli.unwrap();
+        assert_eq!((cli.sizes, cli.rounds), (vec![1_000_000, 2_000_000], 2));
+        assert!(Cli::try_parse_from(["x", "--fastfilter", "d", "--sizes", "10"]).is_err());
+        assert!(Cli::try_parse_from(["x", "--fastfilter", "d", "--rounds", "0"]).is_err());
+        assert_eq!(
+            Cli::try_parse_from(["x", "--fastfilter", "d"]).unwrap().sizes,
+            vec![10_000_000, 100_000_000]
+        );
+    }
+}

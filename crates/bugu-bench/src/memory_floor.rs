@@ -1,0 +1,148 @@
+//! The memory floor: what an independent random 64-byte line read costs on this machine, from a
+//! buffer the size of a filter's table.
+//!
+//! A lookup of a key whose buckets are not in cache reads two random cache lines. When lookups
+//! are batched and prefetched the CPU overlaps many of those misses, and the time per lookup
+//! approaches what the memory system delivers: two independent line reads. [`measure`] times a
+//! loop that does nothing else — pick a random line, load a word of it, add it to a sum — so its
+//! ns per line, doubled, is the floor a batched lookup cannot go below.
+//!
+//! - The next index comes from a cheap inline generator that never looks at the loaded data, so
+//!   the reads are independent and the CPU keeps as many misses in flight as it can, the way it
+//!   does for a batch of lookups.
+//! - The buffer is written before it is timed, so its pages are real (a never-written page reads
+//!   the shared zero page and never misses).
+//! - Like bugu's table (`crates/bugu/src/table`), a buffer of 4 MiB or more is advised to use
+//!   transparent huge pages (`MADV_HUGEPAGE`, Linux) before it is first written: the floor then
+//!   pays the same TLB cost per read as the lookups it bounds. On 4 KiB pages every read of a
+//!   table far beyond the TLB's reach would add a page walk the filter does not pay.
+
+use std::hint::black_box;
+
+use crate::timing::{Clock, median, ns_per_op};
+
+/// Bytes per cache line.
+pub const LINE_BYTES: usize = 64;
+
+/// Buffers from this size on are advised to use huge pages (bugu's table uses the same threshold).
+const HUGE_PAGE_THRESHOLD: usize = 4 << 20;
+/// A transparent huge page on x86-64 and most aarch64 kernels.
+const HUGE_PAGE: usize = 2 << 20;
+
+/// One cache line, aligned as one, so every read touches exactly one line.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Line([u64; LINE_BYTES / 8]);
+
+/// What [`measure`] found.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Floor {
+    /// Bytes of the buffer read from (the requested size rounded up to whole lines).
+    pub buffer_bytes: usize,
+    /// Reads in each timed loop.
+    pub reads: usize,
+    /// Median ns per read over the repeats.
+    pub ns_per_line: f64,
+}
+
+impl Floor {
+    /// The floor per cuckoo lookup: a lookup reads two lines.
+    pub fn ns_per_lookup(&self) -> f64 {
+        2.0 * self.ns_per_line
+    }
+}
+
+/// Ns per independent random line read from a buffer of `buffer_bytes` (at least one line):
+/// `reads` reads per timed loop, `repeats` loops (at least one), the median kept.
+pub fn measure(buffer_bytes: usize, reads: usize, repeats: usize, clock: Clock) -> Floor {
+    let buffer = filled_buffer(buffer_bytes.div_ceil(LINE_BYTES).max(1));
+    let reads = reads.max(1);
+    let mut state = 0x853c_49e6_748f_ea9b; // any fixed seed: the run is reproducible
+    let times: Vec<_> = (0..repeats.max(1))
+        .map(|_| {
+            let (elapsed, sum) = clock.time(|| read_lines(&buffer, reads, &mut state));
+            black_box(sum);
+            elapsed
+        })
+        .collect();
+    Floor { buffer_bytes: buffer.len() * LINE_BYTES, reads, ns_per_line: ns_per_op(median(&times), reads) }
+}
+
+/// `lines` lines, advised for huge pages, then written (each word holds its line's index).
+fn filled_buffer(lines: usize) -> Vec<Line> {
+    let mut buffer: Vec<Line> = Vec::with_capacity(lines);
+    // Before the first write: the kernel picks the page size when a page is first touched.
+    advise_huge_pages(buffer.as_ptr().cast(), buffer.capacity() * LINE_BYTES);
+    buffer.extend((0..lines as u64).map(|i| Line([i; LINE_BYTES / 8])));
+    buffer
+}
+
+/// The timed loop: `reads` loads of one word from lines picked at random, summed. Out of line so
+/// that every caller times the same code.
+#[inline(never)]
+fn read_lines(buffer: &[Line], reads: usize, state: &mut u64) -> u64 {
+    let lines = buffer.len() as u64;
+    let mut x = *state;
+    let mut sum = 0u64;
+    for _ in 0..reads {
+        // A Weyl sequence through a multiply-xorshift mix: a few instructions, and its only
+        // dependency is on `x`, never on a loaded value.
+        x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = x ^ (x >> 32);
+        z = z.wrapping_mul(0xd6e8_feb8_6659_fd93);
+        z ^= z >> 32;
+        // Multiply-shift maps z onto 0..lines without a division.
+        let index = ((u128::from(z) * u128::from(lines)) >> 64) as usize;
+        sum = sum.wrapping_add(buffer[index].0[0]);
+    }
+    *state = x;
+    sum
+}
+
+/// Advises huge pages for the whole 2 MiB pages inside the `len` bytes at `start`, if `len` is at
+/// least [`HUGE_PAGE_THRESHOLD`] (as bugu's table does).
+#[cfg(target_os = "linux")]
+fn advise_huge_pages(start: *const u8, len: usize) {
+    if len < HUGE_PAGE_THRESHOLD {
+        return;
+    }
+    let aligned = (start as usize).next_multiple_of(HUGE_PAGE);
+    let end = (start as usize + len) / HUGE_PAGE * HUGE_PAGE;
+    if end > aligned {
+        // SAFETY: [aligned, end) lies inside the allocation of `len` bytes at `start`; MADV_HUGEPAGE
+        // only changes how the kernel backs those pages, never their contents or validity. Failure
+        // is harmless (the buffer stays on 4 KiB pages).
+        unsafe {
+            libc::madvise(aligned as *mut libc::c_void, end - aligned, libc::MADV_HUGEPAGE);
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn advise_huge_pages(_start: *const u8, _len: usize) {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_and_huge_page_buffers_give_a_positive_finite_floor() {
+        for bytes in [64 << 10, HUGE_PAGE_THRESHOLD + 12_345] {
+            let floor = measure(bytes, 100_000, 3, Clock::Wall);
+            assert!(floor.buffer_bytes >= bytes && floor.buffer_bytes % LINE_BYTES == 0);
+            assert!(floor.ns_per_line.is_finite() && floor.ns_per_line > 0.0, "{floor:?}");
+            assert_eq!(floor.ns_per_lookup(), 2.0 * floor.ns_per_line);
+        }
+    }
+
+    #[test]
+    fn reads_stay_inside_the_buffer() {
+        // One line: every index must be 0, and the sum is 0 + 0 + ...
+        let buffer = filled_buffer(1);
+        assert_eq!(read_lines(&buffer, 1000, &mut 1), 0);
+        let buffer = filled_buffer(3);
+        let mut state = 7;
+        let sum = read_lines(&buffer, 3000, &mut state);
+        assert!(sum > 0 && sum <= 2 * 3000);
+    }
+}

@@ -54,8 +54,12 @@ impl PathSearch {
         (b1, b2): (usize, usize),
         limit: usize,
     ) -> bool {
-        table.prefetch(b2);
-        for bucket in [b1, b2] {
+        // The emptier bucket takes it (ties: the primary): balanced buckets stay below full
+        // longer, so fewer inserts near capacity need the path search. The choice is a coin flip
+        // the branch predictor cannot learn, so it is made without a branch.
+        let (free1, free2) = (table.count(b1, 0), table.count(b2, 0));
+        if free1 + free2 > 0 {
+            let bucket = std::hint::select_unpredictable(free2 > free1, b2, b1);
             if let Some(slot) = table.find(bucket, 0) {
                 table.set(bucket, slot, fingerprint);
                 return true;

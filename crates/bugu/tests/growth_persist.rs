@@ -249,7 +249,8 @@ fn golden_files_read_back_and_rewrite_identically() {
             // first); what is stored may not.
             assert_eq!(fresh.level_count(), filter.level_count(), "{}: growth changed", g.file);
             for (fresh_level, file_level) in fresh.levels().iter().zip(filter.levels()) {
-                let shape = |l: &CuckooFilter| (l.fingerprint_bits(), l.bucket_size(), l.bucket_count(), l.len());
+                let shape =
+                    |l: &CuckooFilter| (l.fingerprint_bits(), l.bucket_size(), l.bucket_count(), l.len());
                 assert_eq!(shape(fresh_level), shape(file_level), "{}: sizing changed", g.file);
                 assert_eq!(fingerprints(fresh_level), fingerprints(file_level), "{}: hash changed", g.file);
             }

@@ -122,18 +122,27 @@ impl Table {
     #[inline]
     pub(crate) fn set(&mut self, bucket: usize, slot: usize, fingerprint: u32) {
         debug_assert!((fingerprint as u64) <= self.slot_mask());
-        if self.is_semi_sorted() {
-            let mut fingerprints = semisort::split_lanes(self.semi_sorted_lanes(bucket), self.bits);
-            fingerprints[slot] = fingerprint;
-            let encoded = semisort::encode(fingerprints, self.bits);
-            let (bit, width) = (bucket * self.bucket_bits, self.bucket_bits as u32);
-            match self.bits {
-                ..=16 => self.write_bits(bit, width, encoded as u64),
-                _ => self.write_bits(bit, width, encoded),
+        match self.probe {
+            // Constant width: the decode, the sort and the encode fold into straight-line code.
+            Probe::SemiSorted13 => return self.set_semi_sorted::<u64>(bucket, slot, fingerprint, 13),
+            Probe::SemiSorted64(_) => {
+                return self.set_semi_sorted::<u64>(bucket, slot, fingerprint, self.bits);
             }
-            return;
+            Probe::SemiSorted128(_) => {
+                return self.set_semi_sorted::<u128>(bucket, slot, fingerprint, self.bits);
+            }
+            _ => {}
         }
         self.write_bits(self.slot_bit(bucket, slot), self.bits, fingerprint as u64);
+    }
+
+    /// [`set`](Self::set) in a semi-sorted bucket of `bits`-bit fingerprints, decoded and encoded
+    /// in a word `W` that holds it.
+    #[inline(always)]
+    fn set_semi_sorted<W: Word>(&mut self, bucket: usize, slot: usize, fingerprint: u32, bits: u32) {
+        let mut fingerprints = self.semi_sorted_fingerprints::<W>(bucket, bits);
+        fingerprints[slot] = fingerprint;
+        self.write_bits(bucket * self.bucket_bits, 4 * bits - 4, semisort::encode::<W>(fingerprints, bits));
     }
 
     /// Overwrites the `width` bits starting at bit `bit` with `value` (which has no bits above
@@ -249,13 +258,11 @@ impl<S: AsRef<[u8]>> Table<S> {
         W::load(self.bytes.as_ref(), bit / 8) >> (bit % 8) as u32
     }
 
-    /// A semi-sorted bucket decoded into `bits`-bit lanes (slot access; probes decode in the
-    /// narrowest word instead).
-    fn semi_sorted_lanes(&self, bucket: usize) -> u128 {
-        match self.bits {
-            ..=16 => semisort::decode_lanes(self.semi_sorted_bucket::<u64>(bucket), self.bits) as u128,
-            _ => semisort::decode_lanes(self.semi_sorted_bucket::<u128>(bucket), self.bits),
-        }
+    /// The four fingerprints of a semi-sorted bucket of `bits`-bit fingerprints, decoded in a word
+    /// `W` that holds them (in their sorted order: slot `k` is the `k`-th).
+    #[inline(always)]
+    fn semi_sorted_fingerprints<W: Word>(&self, bucket: usize, bits: u32) -> [u32; semisort::SLOTS] {
+        semisort::split_lanes(semisort::decode_lanes(self.semi_sorted_bucket::<W>(bucket), bits), bits)
     }
 
     pub(crate) fn buckets(&self) -> usize {
@@ -295,7 +302,11 @@ impl<S: AsRef<[u8]>> Table<S> {
     #[inline]
     pub(crate) fn get(&self, bucket: usize, slot: usize) -> u32 {
         if self.is_semi_sorted() {
-            return semisort::split_lanes(self.semi_sorted_lanes(bucket), self.bits)[slot];
+            return match self.probe {
+                Probe::SemiSorted13 => self.semi_sorted_fingerprints::<u64>(bucket, 13)[slot],
+                Probe::SemiSorted64(_) => self.semi_sorted_fingerprints::<u64>(bucket, self.bits)[slot],
+                _ => self.semi_sorted_fingerprints::<u128>(bucket, self.bits)[slot],
+            };
         }
         let bit = self.slot_bit(bucket, slot);
         let window = u64::load(self.bytes.as_ref(), bit / 8);

@@ -94,9 +94,9 @@ const fn decode_table() -> [u16; 1 << CODE_BITS] {
 }
 
 /// Packs four fingerprints of `bits` bits into a semi-sorted bucket (low `4 bits - 4` bits of the
-/// result). Any order in, one canonical encoding out.
-#[inline]
-pub(crate) fn encode(fingerprints: [u32; SLOTS], bits: u32) -> u128 {
+/// result, in a word `W` that holds them). Any order in, one canonical encoding out.
+#[inline(always)]
+pub(crate) fn encode<W: Word>(fingerprints: [u32; SLOTS], bits: u32) -> W {
     // Sort by low nibble, then by high part, so equal multisets encode identically: rotating the
     // nibble to the top makes that the order of plain integers, which a network of five
     // branch-free compare-exchanges sorts.
@@ -106,10 +106,10 @@ pub(crate) fn encode(fingerprints: [u32; SLOTS], bits: u32) -> u128 {
         (keys[i], keys[j]) = (low, high);
     }
     let sorted = keys.map(|key| key.rotate_left(4));
-    let mut bucket = code_of_sorted(sorted.map(|fp| fp & 0xF)) as u128;
+    let mut bucket = W::from_u128(code_of_sorted(sorted.map(|fp| fp & 0xF)) as u128);
     let high_bits = bits - 4;
     for (k, fp) in sorted.iter().enumerate() {
-        bucket |= ((fp >> 4) as u128) << (CODE_BITS + k as u32 * high_bits);
+        bucket = bucket | W::from_u128((fp >> 4) as u128) << (CODE_BITS + k as u32 * high_bits);
     }
     bucket
 }
@@ -176,10 +176,10 @@ impl<F: Fn(usize) -> u64> Matcher for Sorted13<F> {
 }
 
 /// The four fingerprints of a decoded bucket.
-#[inline]
-pub(crate) fn split_lanes(lanes: u128, bits: u32) -> [u32; SLOTS] {
-    let mask = (1u128 << bits) - 1;
-    std::array::from_fn(|k| ((lanes >> (k as u32 * bits)) & mask) as u32)
+#[inline(always)]
+pub(crate) fn split_lanes<W: Word>(lanes: W, bits: u32) -> [u32; SLOTS] {
+    let mask = W::from_u128((1u128 << bits) - 1);
+    std::array::from_fn(|k| ((lanes >> (k as u32 * bits)) & mask).low_u64() as u32)
 }
 
 #[cfg(test)]
@@ -215,8 +215,8 @@ mod tests {
         ) {
             let fps: [u32; 4] = std::array::from_fn(|k| if empties[k] { 0 } else { raw[k] & 0x1FFF });
             // The bucket in the low 48 bits of its window, the next bucket's bytes above.
-            let window = encode(fps, 13) as u64 | (garbage as u64) << 48;
-            let lanes = split_lanes(decode_lanes(window, 13) as u128, 13);
+            let window = encode::<u64>(fps, 13) | (garbage as u64) << 48;
+            let lanes = split_lanes(decode_lanes(window, 13), 13);
             let matcher = Sorted13::new(|_| window);
             // A stored fingerprint, a neighbour of one (same nibble or same high part), or 0.
             let probe = match pick { 4 => raw[0] & 0x1FFF ^ 0x10, 3 => raw[1] & 0x1FFF ^ 1, k => fps[k] };
@@ -229,7 +229,7 @@ mod tests {
         fn encoding_round_trips_as_a_multiset(bits in 4u32..=32, raw in any::<[u32; 4]>(), empties in any::<[bool; 4]>()) {
             let mask = if bits == 32 { u32::MAX } else { (1 << bits) - 1 };
             let fps: [u32; 4] = std::array::from_fn(|k| if empties[k] { 0 } else { raw[k] & mask });
-            let bucket = encode(fps, bits);
+            let bucket: u128 = encode(fps, bits);
             prop_assert!(bucket < 1u128 << (4 * bits - 4));
             let mut decoded = split_lanes(decode_lanes(bucket, bits), bits);
             if bits <= 16 {
@@ -242,7 +242,7 @@ mod tests {
             // Canonical: any permutation encodes the same.
             let mut reversed = fps;
             reversed.reverse();
-            prop_assert_eq!(encode(reversed, bits), bucket);
+            prop_assert_eq!(encode::<u128>(reversed, bits), bucket);
         }
     }
 }

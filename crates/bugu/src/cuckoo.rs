@@ -59,7 +59,8 @@ impl PathSearch {
         // the branch predictor cannot learn, so it is made without a branch.
         let (free1, free2) = (table.count(b1, 0), table.count(b2, 0));
         if free1 + free2 > 0 {
-            let bucket = std::hint::select_unpredictable(free2 > free1, b2, b1);
+            // A mask select (`select_unpredictable` needs Rust 1.88; the crate supports 1.85).
+            let bucket = b1 ^ ((b1 ^ b2) & ((free2 > free1) as usize).wrapping_neg());
             if let Some(slot) = table.find(bucket, 0) {
                 table.set(bucket, slot, fingerprint);
                 return true;

@@ -55,16 +55,10 @@ impl PathSearch {
         limit: usize,
     ) -> bool {
         // The emptier bucket takes it (ties: the primary): balanced buckets stay below full
-        // longer, so fewer inserts near capacity need the path search. The choice is a coin flip
-        // the branch predictor cannot learn, so it is made without a branch.
-        let (free1, free2) = (table.count(b1, 0), table.count(b2, 0));
-        if free1 + free2 > 0 {
-            // A mask select (`select_unpredictable` needs Rust 1.88; the crate supports 1.85).
-            let bucket = b1 ^ ((b1 ^ b2) & ((free2 > free1) as usize).wrapping_neg());
-            if let Some(slot) = table.find(bucket, 0) {
-                table.set(bucket, slot, fingerprint);
-                return true;
-            }
+        // longer, so fewer inserts near capacity need the path search.
+        if let Some((bucket, slot)) = table.free_slot_in_emptier(b1, b2) {
+            table.set(bucket, slot, fingerprint);
+            return true;
         }
         match self.search(table, addressing, (b1, b2), limit) {
             Some((end, slot, free)) => {

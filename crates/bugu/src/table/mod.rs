@@ -419,6 +419,14 @@ impl<S: AsRef<[u8]>> Table<S> {
         self.probe(Find { bucket, fingerprint })
     }
 
+    /// A free slot in the emptier of two buckets (`b1` on a tie), as `(bucket, slot)`, or `None`
+    /// if both are full: where an insert puts its fingerprint. Both buckets are loaded at once
+    /// and the choice is made without a branch (it is a coin flip no predictor can learn).
+    #[inline]
+    pub(crate) fn free_slot_in_emptier(&self, b1: usize, b2: usize) -> Option<(usize, usize)> {
+        self.probe(FreeSlotInEmptier { buckets: [b1, b2] })
+    }
+
     /// How many slots hold `fingerprint` (pass 0 to count empty slots).
     #[inline]
     pub(crate) fn count(&self, bucket: usize, fingerprint: u32) -> usize {
@@ -474,6 +482,35 @@ impl BucketOp for Count {
     }
     fn on_slots(self, slots: usize, get: impl Fn(usize, usize) -> u32) -> usize {
         (0..slots).filter(|&slot| get(self.bucket, slot) == self.fingerprint).count()
+    }
+}
+
+struct FreeSlotInEmptier {
+    buckets: [usize; 2],
+}
+
+/// `a` if `pick_b` is false, else `b`, without a branch.
+#[inline(always)]
+fn select_without_branch(pick_b: bool, a: usize, b: usize) -> usize {
+    a ^ ((a ^ b) & (pick_b as usize).wrapping_neg())
+}
+
+impl BucketOp for FreeSlotInEmptier {
+    type Output = Option<(usize, usize)>;
+    #[inline(always)]
+    fn on_words<M: Matcher>(self, matcher: &M) -> Option<(usize, usize)> {
+        let [b1, b2] = self.buckets;
+        let (free1, free2) = (matcher.matches(b1, 0), matcher.matches(b2, 0));
+        let second = free2.count_ones() > free1.count_ones();
+        let bucket = select_without_branch(second, b1, b2);
+        let flags = if second { free2 } else { free1 };
+        matcher.slot(flags).map(|slot| (bucket, slot))
+    }
+    fn on_slots(self, slots: usize, get: impl Fn(usize, usize) -> u32) -> Option<(usize, usize)> {
+        let free = |bucket| (0..slots).filter(|&slot| get(bucket, slot) == 0).count();
+        let [b1, b2] = self.buckets;
+        let bucket = if free(b2) > free(b1) { b2 } else { b1 };
+        (0..slots).position(|slot| get(bucket, slot) == 0).map(|slot| (bucket, slot))
     }
 }
 
@@ -613,6 +650,11 @@ mod tests {
                     for (slot, &fp) in expected.iter().enumerate() {
                         prop_assert_eq!(table.get(bucket, slot), fp);
                     }
+                    let other = (bucket + 1) % buckets;
+                    let free = |b: usize| model[b].iter().filter(|&&x| x == 0).count();
+                    let emptier = if free(other) > free(bucket) { other } else { bucket };
+                    let slot = model[emptier].iter().position(|&x| x == 0);
+                    prop_assert_eq!(table.free_slot_in_emptier(bucket, other), slot.map(|s| (emptier, s)));
                     for probe in [0, 1, 2, 3, 4, v] {
                         prop_assert_eq!(table.find(bucket, probe), expected.iter().position(|&x| x == probe));
                         prop_assert_eq!(table.count(bucket, probe), expected.iter().filter(|&&x| x == probe).count());
@@ -647,6 +689,13 @@ mod tests {
                     stored.sort_unstable();
                     wanted.sort_unstable();
                     prop_assert_eq!(&stored, &wanted);
+                    let other = (bucket + 1) % buckets;
+                    let free = |b: usize| model[b].iter().filter(|&&x| x == 0).count();
+                    let emptier = if free(other) > free(bucket) { other } else { bucket };
+                    match table.free_slot_in_emptier(bucket, other) {
+                        Some((b, slot)) => prop_assert!(b == emptier && table.get(b, slot) == 0),
+                        None => prop_assert_eq!(free(emptier), 0),
+                    }
                     for probe in [0, 1, 2, 3, 4, v] {
                         let count = expected.iter().filter(|&&x| x == probe).count();
                         prop_assert_eq!(table.count(bucket, probe), count);

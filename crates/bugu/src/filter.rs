@@ -104,8 +104,7 @@ impl<S: AsRef<[u8]>> Lookup<S> {
 
     #[inline(always)]
     pub(crate) fn contains_hash(&self, hash: u64) -> bool {
-        let (fingerprint, b1, b2) = self.addressing.locate(hash);
-        self.table.contains_either(b1, b2, fingerprint)
+        self.table.contains_located(|| self.addressing.locate(hash))
     }
 
     #[inline]

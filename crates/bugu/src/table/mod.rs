@@ -401,6 +401,15 @@ impl<S: AsRef<[u8]>> Table<S> {
         self.probe(ContainsEither { buckets: [b1, b2], fingerprint })
     }
 
+    /// Whether the fingerprint and buckets that `locate` computes (from values the caller holds)
+    /// are in the table: [`contains_either`](Self::contains_either) with the geometry dispatched
+    /// *before* locating. The jump then does not wait for the hash, and nothing computed before
+    /// it has to survive it in memory; one-by-one lookups go this way.
+    #[inline(always)]
+    pub(crate) fn contains_located(&self, locate: impl Fn() -> (u32, usize, usize)) -> bool {
+        self.probe(ContainsLocated { locate })
+    }
+
     /// [`contains_either`](Self::contains_either) for each located `(fingerprint, b1, b2)`, in
     /// order, appended to `found`. The geometry is dispatched once for the whole run, so the loop
     /// body is the bare kernel (batched lookups).
@@ -532,6 +541,24 @@ impl BucketOp for ContainsEither {
     #[inline(always)]
     fn on_slots(self, slots: usize, get: impl Fn(usize, usize) -> u32) -> bool {
         self.buckets.iter().any(|&bucket| (0..slots).any(|slot| get(bucket, slot) == self.fingerprint))
+    }
+}
+
+struct ContainsLocated<L> {
+    locate: L,
+}
+
+impl<L: Fn() -> (u32, usize, usize)> BucketOp for ContainsLocated<L> {
+    type Output = bool;
+    #[inline(always)]
+    fn on_words<M: Matcher>(self, matcher: &M) -> bool {
+        let (fingerprint, b1, b2) = (self.locate)();
+        ContainsEither { buckets: [b1, b2], fingerprint }.on_words(matcher)
+    }
+    #[inline(always)]
+    fn on_slots(self, slots: usize, get: impl Fn(usize, usize) -> u32) -> bool {
+        let (fingerprint, b1, b2) = (self.locate)();
+        ContainsEither { buckets: [b1, b2], fingerprint }.on_slots(slots, get)
     }
 }
 

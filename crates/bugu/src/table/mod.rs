@@ -3,14 +3,15 @@
 //!
 //! The table knows nothing of items or hashing: it stores fingerprints (non-zero `u32`s below
 //! `2^bits`; 0 marks an empty slot) and answers per-bucket questions. Every probe of a bucket goes
-//! through [`Table::probe`], which runs a [`BucketOp`] with the kernel chosen once, when the table
-//! is built ([`Probe`]):
+//! through [`Table::probe`], which runs a [`BucketOp`] against the [`Matcher`] of the kernel chosen
+//! once, when the table is built ([`Probe`]):
 //! - the hot geometries (2, 4 or 8 slots of 8, 12 or 16 bits) with constant masks and offsets;
 //! - any bucket that fits a `u64` window (e.g. 4 x 13 bits): one load, one shift, SWAR over the
 //!   lanes with masks computed at run time (no shift when the bucket is whole bytes, e.g. 4 x 14);
 //! - one that fits a `u128` window (e.g. 4 x 17, or 4 x 18 bits without the shift): the same on
 //!   two words;
-//! - semi-sorted buckets of 4 ([`semisort`]): decoded into lanes, then the same SWAR;
+//! - semi-sorted buckets of 4 ([`semisort`]): of 13 bits, compared in their stored form
+//!   ([`semisort::Sorted13`]); of other widths, decoded into lanes, then the same SWAR;
 //! - otherwise (8 slots of more than 16 bits): slot by slot.
 //!
 //! Bucket `i` starts at bit `i * bucket_bits` (`slots * bits`, or `4 bits - 4` semi-sorted); in a

@@ -58,7 +58,7 @@ pub struct CuckooFilterIn<S = Vec<u8>> {
     /// trusted bytes, whose owned copies count their table instead.
     len_checked: bool,
     /// The whole persisted filter (header to checksum) whose table this filter reads in place:
-    /// `Some` for a view opened on such bytes, which [`as_bytes`](CuckooView::as_bytes) returns and
+    /// `Some` for a view opened on such bytes, which [`as_bytes`](crate::CuckooView::as_bytes) returns and
     /// serializers write as they are; `None` otherwise (owned filters, and the sections of a file
     /// holding several filters, which are not a filter's bytes on their own).
     persisted: Option<S>,

@@ -82,8 +82,8 @@ enum Probe {
     /// A bucket of whole bytes (this many) that fits a `u128`, e.g. 4 slots of 18 or 20 bits.
     Bytes128(Lanes<u128>, usize),
     Slotwise,
-    /// Semi-sorted buckets of 4 x 13 bits (6 bytes: they start on a byte), the width that has
-    /// the plain 12-bit table's false-positive rate at 8% less memory.
+    /// Semi-sorted buckets of 4 x 13 bits (6 bytes: they start on a byte): the memory of plain
+    /// 12-bit buckets at half their false-positive rate.
     SemiSorted13,
     /// Semi-sorted buckets of 4, decoded into lanes that fit a `u64` (widths up to 16 bits).
     SemiSorted64(Lanes<u64>),

@@ -768,6 +768,40 @@ mod tests {
     }
 
     #[test]
+    fn thirteen_bit_semi_sorted_filters_answer_like_plain_ones_for_stored_items() {
+        // The 13-bit semi-sorted probe has its own matcher: filled to capacity, every item is
+        // found, counted and removed exactly as in a plain 13-bit filter, and a removed item's
+        // copies are gone.
+        let build = |semi_sorted| {
+            CuckooFilter::builder()
+                .capacity(20_000)
+                .fingerprint_bits(13)
+                .semi_sorted(semi_sorted)
+                .build()
+                .unwrap()
+        };
+        let (mut semi, mut plain) = (build(true), build(false));
+        for i in 0..20_000u64 {
+            semi.insert(&i).unwrap();
+            plain.insert(&i).unwrap();
+        }
+        for i in 0..20_000u64 {
+            assert!(semi.contains(&i), "{i}");
+            assert_eq!(semi.count(&i), plain.count(&i), "{i}");
+        }
+        for i in (0..20_000u64).step_by(2) {
+            assert!(semi.remove(&i) && plain.remove(&i), "{i}");
+        }
+        for i in (1..20_000u64).step_by(2) {
+            assert!(semi.contains(&i), "{i}");
+        }
+        assert_eq!(semi.len(), plain.len());
+        // The table itself holds 10,000 fingerprints (the histogram counts buckets per fill).
+        let stored: usize = semi.stats().fill_histogram.iter().enumerate().map(|(fill, n)| fill * n).sum();
+        assert_eq!((semi.len(), stored), (10_000, 10_000));
+    }
+
+    #[test]
     fn a_full_pair_of_buckets_refuses_the_next_copy_without_change() {
         let mut filter = CuckooFilter::builder().capacity(100).bucket_size(2).build().unwrap();
         for _ in 0..4 {

@@ -70,16 +70,43 @@ pub fn time<R>(f: impl FnOnce() -> R) -> (Duration, R) {
     (start.elapsed(), result)
 }
 
+/// What a median is taken of: timed durations, or figures already in ns (e.g. parsed from another
+/// benchmark's output).
+pub trait Sample: Copy {
+    /// A total order.
+    fn order(a: &Self, b: &Self) -> std::cmp::Ordering;
+    /// The mean of two.
+    fn mean(a: Self, b: Self) -> Self;
+}
+
+impl Sample for Duration {
+    fn order(a: &Self, b: &Self) -> std::cmp::Ordering {
+        a.cmp(b)
+    }
+    fn mean(a: Self, b: Self) -> Self {
+        (a + b) / 2
+    }
+}
+
+impl Sample for f64 {
+    fn order(a: &Self, b: &Self) -> std::cmp::Ordering {
+        a.total_cmp(b)
+    }
+    fn mean(a: Self, b: Self) -> Self {
+        (a + b) / 2.0
+    }
+}
+
 /// The median of `samples` (the mean of the two middle ones for an even count).
 ///
 /// # Panics
 /// If `samples` is empty.
-pub fn median(samples: &[Duration]) -> Duration {
+pub fn median<T: Sample>(samples: &[T]) -> T {
     assert!(!samples.is_empty(), "median of no samples");
     let mut sorted = samples.to_vec();
-    sorted.sort_unstable();
+    sorted.sort_unstable_by(T::order);
     let mid = sorted.len() / 2;
-    if sorted.len() % 2 == 1 { sorted[mid] } else { (sorted[mid - 1] + sorted[mid]) / 2 }
+    if sorted.len() % 2 == 1 { sorted[mid] } else { T::mean(sorted[mid - 1], sorted[mid]) }
 }
 
 /// Nanoseconds per operation for a loop of `ops` operations that took `elapsed`.
@@ -96,6 +123,8 @@ mod tests {
         let ms = Duration::from_millis;
         assert_eq!(median(&[ms(5), ms(1), ms(3)]), ms(3));
         assert_eq!(median(&[ms(4), ms(1), ms(2), ms(100)]), ms(3));
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0, 1.0]), 2.5);
         assert_eq!(ns_per_op(Duration::from_micros(1), 10), 100.0);
     }
 

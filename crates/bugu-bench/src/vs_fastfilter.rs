@@ -11,6 +11,7 @@ use crate::contender::grouped;
 use crate::fastfilter_cpp;
 use crate::memory_floor::Floor;
 use crate::run::Measurement;
+use crate::timing::median;
 
 /// The figures compared for one filter in one round; times are ns per key.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -51,7 +52,7 @@ impl Figures {
     }
 
     fn median(all: &[Figures]) -> Figures {
-        let of = |field: fn(&Figures) -> f64| median(all.iter().map(field).collect());
+        let of = |field: fn(&Figures) -> f64| median(&all.iter().map(field).collect::<Vec<_>>());
         Figures {
             insert_ns: of(|f| f.insert_ns),
             find0_ns: of(|f| f.find0_ns),
@@ -100,7 +101,7 @@ impl Lineup {
             bugu12: of(|l| l.bugu12),
             bugu12_batched: of(|l| l.bugu12_batched),
             bugu13_semi_sorted: of(|l| l.bugu13_semi_sorted),
-            floor_ns_per_line: median(rounds.iter().map(|l| l.floor_ns_per_line).collect()),
+            floor_ns_per_line: median(&rounds.iter().map(|l| l.floor_ns_per_line).collect::<Vec<_>>()),
         }
     }
 }
@@ -205,14 +206,6 @@ pub fn targets() -> Vec<Target> {
             (l.bugu12_batched.find100_ns, 2.0 * l.floor_ns_per_line)
         }),
     ]
-}
-
-/// The median of `values` (not empty; the mean of the middle two for an even count).
-fn median(mut values: Vec<f64>) -> f64 {
-    assert!(!values.is_empty(), "median of no values");
-    values.sort_unstable_by(f64::total_cmp);
-    let mid = values.len() / 2;
-    if values.len() % 2 == 1 { values[mid] } else { (values[mid - 1] + values[mid]) / 2.0 }
 }
 
 impl SizeRun {
@@ -442,11 +435,5 @@ mod tests {
         for target in targets() {
             assert!(text.contains(target.ratio), "{} missing", target.ratio);
         }
-    }
-
-    #[test]
-    fn median_of_odd_and_even_counts() {
-        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
-        assert_eq!(median(vec![4.0, 1.0]), 2.5);
     }
 }

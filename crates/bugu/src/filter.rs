@@ -547,9 +547,9 @@ impl FilterMut for CuckooFilter {
 
     /// Locates the hash once for both the presence check and the insert.
     fn insert_unique_hash(&mut self, hash: u64) -> Result<bool, InsertError> {
-        // No prefetch: `contains_either` loads both buckets at once anyway.
-        let located @ (fingerprint, b1, b2) = self.lookup.addressing.locate(hash);
-        if self.lookup.table.contains_either(b1, b2, fingerprint) {
+        // No prefetch: `contains_located` loads both buckets at once anyway.
+        let located = self.lookup.addressing.locate(hash);
+        if self.lookup.table.contains_located(|| located) {
             return Ok(false);
         }
         self.insert_located(located).map(|()| true)

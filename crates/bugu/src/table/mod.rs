@@ -409,23 +409,17 @@ impl<S: AsRef<[u8]>> Table<S> {
         }
     }
 
-    /// Whether either of two buckets holds `fingerprint`: the lookup of every filter. Both buckets
-    /// are loaded unconditionally, so their cache misses overlap.
-    #[inline(always)]
-    pub(crate) fn contains_either(&self, b1: usize, b2: usize, fingerprint: u32) -> bool {
-        self.probe(ContainsEither { buckets: [b1, b2], fingerprint })
-    }
-
-    /// Whether the fingerprint and buckets that `locate` computes (from values the caller holds)
-    /// are in the table: [`contains_either`](Self::contains_either) with the geometry dispatched
-    /// *before* locating. The jump then does not wait for the hash, and nothing computed before
-    /// it has to survive it in memory; one-by-one lookups go this way.
+    /// Whether either of the two buckets that `locate` computes (from values the caller holds)
+    /// holds its fingerprint: the lookup of every filter. Both buckets are loaded
+    /// unconditionally, so their cache misses overlap. The geometry is dispatched *before*
+    /// locating: the jump then does not wait for the hash, and nothing computed before it has to
+    /// survive it in memory.
     #[inline(always)]
     pub(crate) fn contains_located(&self, locate: impl Fn() -> (u32, usize, usize)) -> bool {
         self.probe(ContainsLocated { locate })
     }
 
-    /// [`contains_either`](Self::contains_either) for each located `(fingerprint, b1, b2)`, in
+    /// [`contains_located`](Self::contains_located) for each located `(fingerprint, b1, b2)`, in
     /// order, appended to `found`. The geometry is dispatched once for the whole run, so the loop
     /// body is the bare kernel (batched lookups).
     #[inline]

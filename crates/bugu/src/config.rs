@@ -343,6 +343,21 @@ pub(crate) struct Config {
 }
 
 impl Config {
+    /// Share of the slots `items` fingerprints take.
+    pub(crate) fn load_factor(&self, items: usize) -> f64 {
+        items as f64 / (self.buckets * self.bucket_size) as f64
+    }
+
+    /// The false-positive bound of a full table (see [`false_positive_bound`]).
+    pub(crate) fn false_positive_rate(&self) -> f64 {
+        false_positive_bound(self.fingerprint_bits, self.bucket_size, 1.0)
+    }
+
+    /// The false-positive bound with `items` fingerprints stored.
+    pub(crate) fn expected_false_positive_rate(&self, items: usize) -> f64 {
+        false_positive_bound(self.fingerprint_bits, self.bucket_size, self.load_factor(items))
+    }
+
     /// The shape of the table this configuration describes.
     pub(crate) fn geometry(&self) -> Geometry {
         let (buckets, slots, bits) = (self.buckets, self.bucket_size, self.fingerprint_bits);

@@ -15,7 +15,7 @@
 //! that no insert allocates once it has warmed up.
 
 use crate::hash::Addressing;
-use crate::table::Table;
+use crate::table::{Storage, StorageMut, Table};
 
 /// Marks a root node (a candidate bucket of the new fingerprint).
 const ROOT: u32 = u32::MAX;
@@ -27,6 +27,17 @@ struct Node {
     parent: u32,
     /// The slot in the parent's bucket whose fingerprint moves into this bucket.
     via_slot: u8,
+}
+
+/// A path of moves the search found: the fingerprint in slot `slot` of the bucket of node `end`
+/// moves to slot `free` of its alternate bucket `target`, and each node's incoming fingerprint
+/// (from its parent's bucket) into the hole this leaves, back to a root bucket.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Path {
+    end: usize,
+    slot: usize,
+    target: usize,
+    free: usize,
 }
 
 /// Reusable state of the path search.
@@ -61,8 +72,8 @@ impl PathSearch {
             return true;
         }
         match self.search(table, addressing, (b1, b2), limit) {
-            Some((end, slot, free)) => {
-                self.apply(table, addressing, end, slot, free, fingerprint);
+            Some(path) => {
+                self.apply(table, addressing, path, fingerprint);
                 true
             }
             None => false,
@@ -73,22 +84,26 @@ impl PathSearch {
     /// fetched, so this is cheap) are full, the alternate buckets of their fingerprints, which the
     /// search examines first. Batched inserts call it a few items ahead.
     #[inline]
-    pub(crate) fn prefetch_for_insert(table: &Table, addressing: &Addressing, (b1, b2): (usize, usize)) {
+    pub(crate) fn prefetch_for_insert<S: Storage>(
+        table: &Table<S>,
+        addressing: &Addressing,
+        (b1, b2): (usize, usize),
+    ) {
         if table.find(b1, 0).is_none() && table.find(b2, 0).is_none() {
             prefetch_alternates(table, addressing, b1);
             prefetch_alternates(table, addressing, b2);
         }
     }
 
-    /// Breadth-first search from both (full) candidate buckets. Returns the node whose slot's
-    /// fingerprint can move to a free slot of its alternate bucket: `(node, slot, free slot)`.
-    fn search(
+    /// Breadth-first search from both (full) candidate buckets for a [`Path`] to a free slot. It
+    /// only reads the table.
+    pub(crate) fn search<S: Storage>(
         &mut self,
-        table: &Table,
+        table: &Table<S>,
         addressing: &Addressing,
         (b1, b2): (usize, usize),
         limit: usize,
-    ) -> Option<(usize, usize, usize)> {
+    ) -> Option<Path> {
         self.queue.clear();
         for bucket in [b1, b2] {
             self.queue.push(Node { bucket, parent: ROOT, via_slot: 0 });
@@ -109,7 +124,7 @@ impl PathSearch {
                         continue;
                     }
                     if let Some(free) = table.find(target, 0) {
-                        return Some((head, slot, free));
+                        return Some(Path { end: head, slot, target, free });
                     }
                     if self.queue.len() < limit {
                         self.queue.push(Node { bucket: target, parent: head as u32, via_slot: slot as u8 });
@@ -135,19 +150,52 @@ impl PathSearch {
         }
     }
 
-    /// Moves fingerprints along the found path, starting at its free end, then stores the new one.
-    fn apply(
+    /// The buckets a path reads and writes: its target, then each node's back to a root.
+    pub(crate) fn buckets(&self, path: Path) -> impl Iterator<Item = usize> + '_ {
+        let mut node = Some(path.end);
+        std::iter::once(path.target).chain(std::iter::from_fn(move || {
+            let current = self.queue[node?];
+            node = (current.parent != ROOT).then_some(current.parent as usize);
+            Some(current.bucket)
+        }))
+    }
+
+    /// Whether the path can still be applied: every fingerprint on it still moves to the next
+    /// bucket of the path, and the target slot is still free. Always true right after the search;
+    /// a concurrent filter checks it again once it holds the locks of the path's buckets, since
+    /// other writers may have changed the table in between.
+    pub(crate) fn is_valid<S: Storage>(&self, table: &Table<S>, addressing: &Addressing, path: Path) -> bool {
+        let moves_to = |bucket, slot, destination| {
+            let fingerprint = table.get(bucket, slot);
+            fingerprint != 0 && addressing.alternate(bucket, fingerprint) == destination
+        };
+        let mut node = self.queue[path.end];
+        if table.get(path.target, path.free) != 0 || !moves_to(node.bucket, path.slot, path.target) {
+            return false;
+        }
+        while node.parent != ROOT {
+            let parent = self.queue[node.parent as usize];
+            if !moves_to(parent.bucket, node.via_slot as usize, node.bucket) {
+                return false;
+            }
+            node = parent;
+        }
+        true
+    }
+
+    /// Moves fingerprints along a valid path, starting at its free end, then stores the new one
+    /// in the root bucket's freed slot.
+    pub(crate) fn apply<S: StorageMut>(
         &self,
-        table: &mut Table,
+        table: &mut Table<S>,
         addressing: &Addressing,
-        end: usize,
-        slot: usize,
-        free: usize,
+        Path { end, slot, target, free }: Path,
         fingerprint: u32,
     ) {
         let mut node = self.queue[end];
         let moved = table.get(node.bucket, slot);
-        table.set(addressing.alternate(node.bucket, moved), free, moved);
+        debug_assert_eq!(addressing.alternate(node.bucket, moved), target);
+        table.set(target, free, moved);
         let mut hole = slot;
         while node.parent != ROOT {
             let parent = self.queue[node.parent as usize];
@@ -164,7 +212,7 @@ impl PathSearch {
 /// Starts fetching the alternate bucket of every fingerprint in `bucket`: where the path search
 /// looks after `bucket`.
 #[inline]
-fn prefetch_alternates(table: &Table, addressing: &Addressing, bucket: usize) {
+fn prefetch_alternates<S: Storage>(table: &Table<S>, addressing: &Addressing, bucket: usize) {
     for slot in 0..table.slots() {
         table.prefetch(addressing.alternate(bucket, table.get(bucket, slot)));
     }

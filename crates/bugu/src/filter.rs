@@ -12,7 +12,6 @@ use crate::cuckoo::PathSearch;
 use crate::error::{ConfigError, Error, InsertError};
 use crate::hash::Addressing;
 use crate::membership::{Filter, FilterMut};
-use crate::sizing::false_positive_bound;
 use crate::stats::{Bucket, Stats};
 use crate::table::{AllocFailed, Table};
 
@@ -127,10 +126,7 @@ impl<S: AsRef<[u8]>> Lookup<S> {
     /// Locates a hash and starts fetching both of its buckets.
     #[inline(always)]
     pub(crate) fn locate_and_prefetch(&self, hash: u64) -> (u32, usize, usize) {
-        let located @ (_, b1, b2) = self.addressing.locate(hash);
-        self.table.prefetch(b1);
-        self.table.prefetch(b2);
-        located
+        crate::batch::locate_and_prefetch(&self.addressing, &self.table, hash)
     }
 }
 
@@ -259,8 +255,13 @@ impl<S: AsRef<[u8]>> CuckooFilterIn<S> {
     /// count cannot make a later `remove` underflow.
     pub(crate) fn try_to_owned(&self) -> Result<CuckooFilter, AllocFailed> {
         let table = self.lookup.table.try_to_owned()?;
-        let len = if self.len_checked { self.len } else { table.occupied_slots() };
-        Ok(CuckooFilter::from_parts(self.config, table, len, true))
+        Ok(CuckooFilter::from_parts(self.config, table, self.checked_len(), true))
+    }
+
+    /// The number of stored fingerprints, counted in the table if the stored count was taken on
+    /// trust.
+    pub(crate) fn checked_len(&self) -> usize {
+        if self.len_checked { self.len } else { self.lookup.table.occupied_slots() }
     }
 
     /// The validated configuration (for the persistence writers).
@@ -369,7 +370,7 @@ impl<S: AsRef<[u8]>> CuckooFilterIn<S> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn load_factor(&self) -> f64 {
-        self.len as f64 / (self.config.buckets * self.config.bucket_size) as f64
+        self.config.load_factor(self.len)
     }
 
     /// Bytes of memory the table occupies (the packed buckets plus 16 bytes of padding).
@@ -407,7 +408,7 @@ impl<S: AsRef<[u8]>> CuckooFilterIn<S> {
     /// # Ok::<(), bugu::ConfigError>(())
     /// ```
     pub fn false_positive_rate(&self) -> f64 {
-        false_positive_bound(self.config.fingerprint_bits, self.config.bucket_size, 1.0)
+        self.config.false_positive_rate()
     }
 
     /// The false-positive rate expected at the current load (0 when empty).
@@ -421,7 +422,7 @@ impl<S: AsRef<[u8]>> CuckooFilterIn<S> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn expected_false_positive_rate(&self) -> f64 {
-        false_positive_bound(self.config.fingerprint_bits, self.config.bucket_size, self.load_factor())
+        self.config.expected_false_positive_rate(self.len)
     }
 
     /// Occupancy statistics (walks the whole table).
@@ -602,13 +603,13 @@ impl<S: AsRef<[u8]>> fmt::Debug for CuckooFilterIn<S> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use proptest::prelude::*;
     use std::collections::HashMap;
 
     #[derive(Debug, Clone)]
-    enum Op {
+    pub(crate) enum Op {
         Insert(u16),
         InsertUnique(u16),
         /// Removes the n-th (modulo) key that the model holds: removing absent items is documented
@@ -617,7 +618,7 @@ mod tests {
         Contains(u16),
     }
 
-    fn op() -> impl Strategy<Value = Op> {
+    pub(crate) fn op() -> impl Strategy<Value = Op> {
         prop_oneof![
             4 => (0u16..48).prop_map(Op::Insert),
             2 => (0u16..48).prop_map(Op::InsertUnique),
@@ -627,7 +628,7 @@ mod tests {
     }
 
     /// Small filters of every geometry, semi-sorted ones included.
-    fn small_filter() -> impl Strategy<Value = Builder> {
+    pub(crate) fn small_filter() -> impl Strategy<Value = Builder> {
         (
             1usize..40,
             prop::sample::select(crate::BUCKET_SIZES.to_vec()),

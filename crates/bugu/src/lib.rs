@@ -111,6 +111,7 @@
 #![deny(missing_docs)]
 
 mod batch;
+pub mod concurrent;
 mod config;
 mod cuckoo;
 mod error;
@@ -123,6 +124,7 @@ pub mod sizing;
 mod stats;
 mod table;
 
+pub use concurrent::ConcurrentFilter;
 pub use config::{
     BUCKET_SIZES, Builder, DEFAULT_BUCKET_SIZE, DEFAULT_EVICTION_LIMIT, DEFAULT_FINGERPRINT_BITS,
     DEFAULT_SEED, FINGERPRINT_BITS, MAX_EVICTION_LIMIT,

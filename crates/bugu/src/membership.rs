@@ -9,6 +9,77 @@ use std::hash::Hash;
 use crate::error::InsertError;
 use crate::hash::{hash_bytes, hash_item};
 
+/// The updates named by item or by bytes, written once for [`FilterMut`] (`&mut self`) and the
+/// [`ConcurrentFilter`](crate::ConcurrentFilter) (`&self`): each hashes its item with the filter's
+/// seed and calls the `*_hash` method of the same name. `setup` starts every doc example.
+macro_rules! item_updates {
+    (vis: ($($vis:tt)*), receiver: (&$($mutability:tt)*), setup: $setup:literal) => {
+        #[doc = "Stores one copy of `item`. On error the filter is unchanged."]
+        #[doc = ""]
+        #[doc = concat!("```\n", $setup, "\nfilter.insert(\"user_1\")?;\nassert!(filter.contains(\"user_1\"));\n# Ok::<(), Box<dyn std::error::Error>>(())\n```")]
+        #[inline]
+        $($vis)* fn insert<T: Hash + ?Sized>(&$($mutability)* self, item: &T) -> Result<(), InsertError> {
+            let hash = self.hash_of(item);
+            self.insert_hash(hash)
+        }
+
+        #[doc = "[`insert`](Self::insert) for raw bytes."]
+        #[doc = ""]
+        #[doc = concat!("```\n", $setup, "\nfilter.insert_bytes(b\"user_1\")?;\nassert!(filter.contains_bytes(b\"user_1\"));\n# Ok::<(), Box<dyn std::error::Error>>(())\n```")]
+        #[inline]
+        $($vis)* fn insert_bytes(&$($mutability)* self, bytes: &[u8]) -> Result<(), InsertError> {
+            let hash = self.hash_of_bytes(bytes);
+            self.insert_hash(hash)
+        }
+
+        #[doc = "[`insert`](Self::insert) for a slice of items, in order; one result per item, exactly"]
+        #[doc = "what one-by-one calls return."]
+        #[doc = ""]
+        #[doc = concat!("```\n", $setup, "\nassert!(filter.insert_batch(&[\"a\", \"b\"]).iter().all(Result::is_ok));\nassert!(filter.contains(\"b\"));\n# Ok::<(), Box<dyn std::error::Error>>(())\n```")]
+        $($vis)* fn insert_batch<T: Hash>(&$($mutability)* self, items: &[T]) -> Vec<Result<(), InsertError>> {
+            let hashes: Vec<u64> = items.iter().map(|item| self.hash_of(item)).collect();
+            self.insert_hash_batch(&hashes)
+        }
+
+        #[doc = "Stores `item` unless it is already present; says which."]
+        #[doc = ""]
+        #[doc = concat!("```\n", $setup, "\nassert_eq!(filter.insert_unique(\"a\"), Ok(true));\nassert_eq!(filter.insert_unique(\"a\"), Ok(false));\nassert_eq!(filter.count(\"a\"), 1);\n# Ok::<(), Box<dyn std::error::Error>>(())\n```")]
+        #[inline]
+        $($vis)* fn insert_unique<T: Hash + ?Sized>(&$($mutability)* self, item: &T) -> Result<bool, InsertError> {
+            let hash = self.hash_of(item);
+            self.insert_unique_hash(hash)
+        }
+
+        #[doc = "[`insert_unique`](Self::insert_unique) for raw bytes."]
+        #[doc = ""]
+        #[doc = concat!("```\n", $setup, "\nassert_eq!(filter.insert_unique_bytes(b\"a\"), Ok(true));\nassert_eq!(filter.insert_unique_bytes(b\"a\"), Ok(false));\n# Ok::<(), Box<dyn std::error::Error>>(())\n```")]
+        #[inline]
+        $($vis)* fn insert_unique_bytes(&$($mutability)* self, bytes: &[u8]) -> Result<bool, InsertError> {
+            let hash = self.hash_of_bytes(bytes);
+            self.insert_unique_hash(hash)
+        }
+
+        #[doc = "Removes one copy of `item`; `false` if it was not found."]
+        #[doc = ""]
+        #[doc = concat!("```\n", $setup, "\nfilter.insert(\"a\")?;\nassert!(filter.remove(\"a\"));\nassert!(!filter.contains(\"a\"));\nassert!(!filter.remove(\"a\"));\n# Ok::<(), Box<dyn std::error::Error>>(())\n```")]
+        #[inline]
+        $($vis)* fn remove<T: Hash + ?Sized>(&$($mutability)* self, item: &T) -> bool {
+            let hash = self.hash_of(item);
+            self.remove_hash(hash)
+        }
+
+        #[doc = "[`remove`](Self::remove) for raw bytes."]
+        #[doc = ""]
+        #[doc = concat!("```\n", $setup, "\nfilter.insert_bytes(b\"a\")?;\nassert!(filter.remove_bytes(b\"a\"));\n# Ok::<(), Box<dyn std::error::Error>>(())\n```")]
+        #[inline]
+        $($vis)* fn remove_bytes(&$($mutability)* self, bytes: &[u8]) -> bool {
+            let hash = self.hash_of_bytes(bytes);
+            self.remove_hash(hash)
+        }
+    };
+}
+pub(crate) use item_updates;
+
 /// Queries: is an item present, how many copies.
 ///
 /// ```
@@ -181,36 +252,6 @@ pub trait FilterMut: Filter {
         self.insert_hash(hash).map(|()| true)
     }
 
-    /// Stores one copy of `item`. On error the filter is unchanged.
-    ///
-    /// ```
-    /// use bugu::{CuckooFilter, Filter, FilterMut};
-    /// let mut filter = CuckooFilter::new(10)?;
-    /// filter.insert("user_1")?;
-    /// assert!(filter.contains("user_1"));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[inline]
-    fn insert<T: Hash + ?Sized>(&mut self, item: &T) -> Result<(), InsertError> {
-        let hash = self.hash_of(item);
-        self.insert_hash(hash)
-    }
-
-    /// [`insert`](Self::insert) for raw bytes.
-    ///
-    /// ```
-    /// use bugu::{CuckooFilter, Filter, FilterMut};
-    /// let mut filter = CuckooFilter::new(10)?;
-    /// filter.insert_bytes(b"user_1")?;
-    /// assert!(filter.contains_bytes(b"user_1"));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[inline]
-    fn insert_bytes(&mut self, bytes: &[u8]) -> Result<(), InsertError> {
-        let hash = self.hash_of_bytes(bytes);
-        self.insert_hash(hash)
-    }
-
     /// [`insert_hash`](Self::insert_hash) for many hashes, in order; one result per hash,
     /// exactly what one-by-one calls return.
     ///
@@ -225,80 +266,9 @@ pub trait FilterMut: Filter {
         hashes.iter().map(|&hash| self.insert_hash(hash)).collect()
     }
 
-    /// [`insert`](Self::insert) for a slice of items, in order; one result per item.
-    ///
-    /// ```
-    /// use bugu::{CuckooFilter, Filter, FilterMut};
-    /// let mut filter = CuckooFilter::new(10)?;
-    /// assert!(filter.insert_batch(&["a", "b"]).iter().all(Result::is_ok));
-    /// assert!(filter.contains("b"));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    fn insert_batch<T: Hash>(&mut self, items: &[T]) -> Vec<Result<(), InsertError>> {
-        let hashes: Vec<u64> = items.iter().map(|item| self.hash_of(item)).collect();
-        self.insert_hash_batch(&hashes)
-    }
-
-    /// Stores `item` unless it is already present; says which.
-    ///
-    /// ```
-    /// use bugu::{CuckooFilter, Filter, FilterMut};
-    /// let mut filter = CuckooFilter::new(10)?;
-    /// assert_eq!(filter.insert_unique("a"), Ok(true));
-    /// assert_eq!(filter.insert_unique("a"), Ok(false));
-    /// assert_eq!(filter.count("a"), 1);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[inline]
-    fn insert_unique<T: Hash + ?Sized>(&mut self, item: &T) -> Result<bool, InsertError> {
-        let hash = self.hash_of(item);
-        self.insert_unique_hash(hash)
-    }
-
-    /// [`insert_unique`](Self::insert_unique) for raw bytes.
-    ///
-    /// ```
-    /// use bugu::{CuckooFilter, Filter, FilterMut};
-    /// let mut filter = CuckooFilter::new(10)?;
-    /// assert_eq!(filter.insert_unique_bytes(b"a"), Ok(true));
-    /// assert_eq!(filter.insert_unique_bytes(b"a"), Ok(false));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[inline]
-    fn insert_unique_bytes(&mut self, bytes: &[u8]) -> Result<bool, InsertError> {
-        let hash = self.hash_of_bytes(bytes);
-        self.insert_unique_hash(hash)
-    }
-
-    /// Removes one copy of `item`; `false` if it was not found.
-    ///
-    /// ```
-    /// use bugu::{CuckooFilter, Filter, FilterMut};
-    /// let mut filter = CuckooFilter::new(10)?;
-    /// filter.insert("a")?;
-    /// assert!(filter.remove("a"));
-    /// assert!(!filter.contains("a"));
-    /// assert!(!filter.remove("a"));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[inline]
-    fn remove<T: Hash + ?Sized>(&mut self, item: &T) -> bool {
-        let hash = self.hash_of(item);
-        self.remove_hash(hash)
-    }
-
-    /// [`remove`](Self::remove) for raw bytes.
-    ///
-    /// ```
-    /// use bugu::{CuckooFilter, Filter, FilterMut};
-    /// let mut filter = CuckooFilter::new(10)?;
-    /// filter.insert_bytes(b"a")?;
-    /// assert!(filter.remove_bytes(b"a"));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[inline]
-    fn remove_bytes(&mut self, bytes: &[u8]) -> bool {
-        let hash = self.hash_of_bytes(bytes);
-        self.remove_hash(hash)
-    }
+    item_updates!(
+        vis: (),
+        receiver: (&mut),
+        setup: "use bugu::{CuckooFilter, Filter, FilterMut};\nlet mut filter = CuckooFilter::new(10)?;"
+    );
 }

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::table::Table;
+use crate::table::{Storage, Table};
 
 /// Occupancy of a filter's table, from [`CuckooFilter::stats`](crate::CuckooFilter::stats).
 ///
@@ -45,7 +45,7 @@ pub struct Stats {
 }
 
 impl Stats {
-    pub(crate) fn collect<S: AsRef<[u8]>>(table: &Table<S>) -> Self {
+    pub(crate) fn collect<S: Storage>(table: &Table<S>) -> Self {
         let mut fill_histogram = vec![0; table.slots() + 1];
         let mut fullest: Option<(usize, usize)> = None;
         let mut items = 0;
@@ -120,7 +120,7 @@ pub struct Bucket {
 }
 
 impl Bucket {
-    pub(crate) fn read<S: AsRef<[u8]>>(table: &Table<S>, index: usize) -> Self {
+    pub(crate) fn read<S: Storage>(table: &Table<S>, index: usize) -> Self {
         Bucket { index, slots: (0..table.slots()).map(|slot| table.get(index, slot)).collect() }
     }
 

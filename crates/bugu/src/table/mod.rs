@@ -23,8 +23,11 @@
 //! the two measured gains that need `unsafe` (each block has a `SAFETY` comment).
 
 mod semisort;
+pub(crate) mod shared;
+mod storage;
 mod swar;
 
+pub(crate) use storage::{Storage, StorageMut};
 use swar::{Lanes, Matcher, Windowed, Word};
 
 /// Bytes after the packed buckets so that a 16-byte window load at the last bucket is in bounds.
@@ -118,44 +121,6 @@ impl Table {
         Ok(Table::with_bytes(zeroed_buffer(len)?, geometry))
     }
 
-    /// Stores a fingerprint (or 0 to empty the slot). In a semi-sorted bucket the slots are
-    /// re-sorted afterwards: slot numbers of that bucket read before are stale.
-    #[inline]
-    pub(crate) fn set(&mut self, bucket: usize, slot: usize, fingerprint: u32) {
-        debug_assert!((fingerprint as u64) <= self.slot_mask());
-        match self.probe {
-            // Constant width: the decode, the sort and the encode fold into straight-line code.
-            Probe::SemiSorted13 => return self.set_semi_sorted::<u64>(bucket, slot, fingerprint, 13),
-            Probe::SemiSorted64(_) => {
-                return self.set_semi_sorted::<u64>(bucket, slot, fingerprint, self.bits);
-            }
-            Probe::SemiSorted128(_) => {
-                return self.set_semi_sorted::<u128>(bucket, slot, fingerprint, self.bits);
-            }
-            _ => {}
-        }
-        self.write_bits(self.slot_bit(bucket, slot), self.bits, fingerprint as u64);
-    }
-
-    /// [`set`](Self::set) in a semi-sorted bucket of `bits`-bit fingerprints, decoded and encoded
-    /// in a word `W` that holds it.
-    #[inline(always)]
-    fn set_semi_sorted<W: Word>(&mut self, bucket: usize, slot: usize, fingerprint: u32, bits: u32) {
-        let mut fingerprints = self.semi_sorted_fingerprints::<W>(bucket, bits);
-        fingerprints[slot] = fingerprint;
-        self.write_bits(bucket * self.bucket_bits, 4 * bits - 4, semisort::encode::<W>(fingerprints, bits));
-    }
-
-    /// Overwrites the `width` bits starting at bit `bit` with `value` (which has no bits above
-    /// `width`), through a window `W` that holds them with their shift within the first byte.
-    #[inline(always)]
-    fn write_bits<W: Word>(&mut self, bit: usize, width: u32, value: W) {
-        let (offset, shift) = (bit / 8, (bit % 8) as u32);
-        let mask = W::from_u128((1u128 << width) - 1) << shift;
-        let window = W::load(&self.bytes, offset);
-        ((window & !mask) | (value << shift)).store(&mut self.bytes, offset);
-    }
-
     pub(crate) fn clear(&mut self) {
         self.bytes.fill(0);
     }
@@ -199,6 +164,72 @@ impl Table {
     }
 }
 
+impl<S: StorageMut> Table<S> {
+    /// Stores a fingerprint (or 0 to empty the slot). In a semi-sorted bucket the slots are
+    /// re-sorted afterwards: slot numbers of that bucket read before are stale.
+    #[inline]
+    pub(crate) fn set(&mut self, bucket: usize, slot: usize, fingerprint: u32) {
+        debug_assert!((fingerprint as u64) <= self.slot_mask());
+        match self.probe {
+            // Constant width: the decode, the sort and the encode fold into straight-line code.
+            Probe::SemiSorted13 => return self.set_semi_sorted::<u64>(bucket, slot, fingerprint, 13),
+            Probe::SemiSorted64(_) => {
+                return self.set_semi_sorted::<u64>(bucket, slot, fingerprint, self.bits);
+            }
+            Probe::SemiSorted128(_) => {
+                return self.set_semi_sorted::<u128>(bucket, slot, fingerprint, self.bits);
+            }
+            _ => {}
+        }
+        self.write_bits(self.slot_bit(bucket, slot), self.bits, fingerprint as u64);
+    }
+
+    /// [`set`](Self::set) in a semi-sorted bucket of `bits`-bit fingerprints, decoded and encoded
+    /// in a word `W` that holds it.
+    #[inline(always)]
+    fn set_semi_sorted<W: Word>(&mut self, bucket: usize, slot: usize, fingerprint: u32, bits: u32) {
+        let mut fingerprints = self.semi_sorted_fingerprints::<W>(bucket, bits);
+        fingerprints[slot] = fingerprint;
+        self.write_bits(bucket * self.bucket_bits, 4 * bits - 4, semisort::encode::<W>(fingerprints, bits));
+    }
+
+    /// Overwrites the `width` bits starting at bit `bit` with `value` (which has no bits above
+    /// `width`), through a window `W` that holds them with their shift within the first byte.
+    #[inline(always)]
+    fn write_bits<W: Word>(&mut self, bit: usize, width: u32, value: W) {
+        let (offset, shift) = (bit / 8, (bit % 8) as u32);
+        let mask = W::from_u128((1u128 << width) - 1) << shift;
+        self.bytes.store_bits(offset, value << shift, mask);
+    }
+}
+
+impl<S> Table<S> {
+    fn with_bytes(bytes: S, geometry: Geometry) -> Self {
+        let Geometry { buckets, slots, bits, .. } = geometry;
+        let (bucket_bits, probe) = (geometry.bucket_bits(), Table::<Vec<u8>>::choose_probe(geometry));
+        Table { bytes, buckets, slots, bits, bucket_bits, probe }
+    }
+
+    /// The same table over a reference to its storage (for writes through a shared reference).
+    pub(crate) fn by_ref(&self) -> Table<&S> {
+        let (buckets, slots, bits, bucket_bits, probe) =
+            (self.buckets, self.slots, self.bits, self.bucket_bits, self.probe);
+        Table { bytes: &self.bytes, buckets, slots, bits, bucket_bits, probe }
+    }
+
+    /// The storage.
+    pub(crate) fn storage(&self) -> &S {
+        &self.bytes
+    }
+
+    /// The same geometry over other storage holding the same bytes.
+    pub(crate) fn with_storage<T>(&self, bytes: T) -> Table<T> {
+        let (buckets, slots, bits, bucket_bits, probe) =
+            (self.buckets, self.slots, self.bits, self.bucket_bits, self.probe);
+        Table { bytes, buckets, slots, bits, bucket_bits, probe }
+    }
+}
+
 impl<S: AsRef<[u8]>> Table<S> {
     /// A table over existing bytes (payload plus [`PADDING`]); `None` if the length does not match
     /// the geometry.
@@ -217,10 +248,17 @@ impl<S: AsRef<[u8]>> Table<S> {
         Ok(Table { bytes, buckets, slots, bits, bucket_bits, probe })
     }
 
-    fn with_bytes(bytes: S, geometry: Geometry) -> Self {
-        let Geometry { buckets, slots, bits, .. } = geometry;
-        let (bucket_bits, probe) = (geometry.bucket_bits(), Table::choose_probe(geometry));
-        Table { bytes, buckets, slots, bits, bucket_bits, probe }
+    /// The packed buckets, without padding: the table's persistent content.
+    pub(crate) fn payload(&self) -> &[u8] {
+        let bytes = self.bytes.as_ref();
+        &bytes[..bytes.len() - PADDING]
+    }
+}
+
+impl<S: Storage> Table<S> {
+    /// The whole buffer, padding included (what the table costs in memory).
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.bytes.memory_bytes()
     }
 
     /// The table's shape.
@@ -243,7 +281,7 @@ impl<S: AsRef<[u8]>> Table<S> {
         }
         (0..self.buckets).find(|&bucket| {
             let bit = bucket * self.bucket_bits;
-            !semisort::is_valid(u128::load(self.bytes.as_ref(), bit / 8) >> (bit % 8) as u32)
+            !semisort::is_valid(self.bytes.load::<u128>(bit / 8) >> (bit % 8) as u32)
         })
     }
 
@@ -256,7 +294,7 @@ impl<S: AsRef<[u8]>> Table<S> {
     #[inline(always)]
     fn semi_sorted_bucket<W: Word>(&self, bucket: usize) -> W {
         let bit = bucket * self.bucket_bits;
-        W::load(self.bytes.as_ref(), bit / 8) >> (bit % 8) as u32
+        self.bytes.load::<W>(bit / 8) >> (bit % 8) as u32
     }
 
     /// The four fingerprints of a semi-sorted bucket of `bits`-bit fingerprints, decoded in a word
@@ -276,17 +314,6 @@ impl<S: AsRef<[u8]>> Table<S> {
 
     pub(crate) fn bits(&self) -> u32 {
         self.bits
-    }
-
-    /// The whole buffer, padding included (what the table costs in memory).
-    pub(crate) fn memory_bytes(&self) -> usize {
-        self.bytes.as_ref().len()
-    }
-
-    /// The packed buckets, without padding: the table's persistent content.
-    pub(crate) fn payload(&self) -> &[u8] {
-        let bytes = self.bytes.as_ref();
-        &bytes[..bytes.len() - PADDING]
     }
 
     #[inline(always)]
@@ -310,7 +337,7 @@ impl<S: AsRef<[u8]>> Table<S> {
             };
         }
         let bit = self.slot_bit(bucket, slot);
-        let window = u64::load(self.bytes.as_ref(), bit / 8);
+        let window = self.bytes.load::<u64>(bit / 8);
         ((window >> (bit % 8)) & self.slot_mask()) as u32
     }
 
@@ -318,13 +345,13 @@ impl<S: AsRef<[u8]>> Table<S> {
     #[inline(always)]
     fn window<W: Word>(&self, bucket: usize) -> W {
         let bit = self.slot_bit(bucket, 0);
-        W::load(self.bytes.as_ref(), bit / 8) >> (bit % 8) as u32
+        self.bytes.load::<W>(bit / 8) >> (bit % 8) as u32
     }
 
     /// The window of a bucket that starts on a byte, for a geometry known at compile time.
     #[inline(always)]
     fn byte_window<W: Word>(&self, bucket: usize, bucket_bytes: usize) -> W {
-        W::load(self.bytes.as_ref(), bucket * bucket_bytes)
+        self.bytes.load::<W>(bucket * bucket_bytes)
     }
 
     /// Runs a bucket operation with the word type, lane masks and window loader of this table's
@@ -383,7 +410,7 @@ impl<S: AsRef<[u8]>> Table<S> {
     /// Lookups in batches issue these for upcoming items while probing the current one.
     #[inline(always)]
     pub(crate) fn prefetch(&self, bucket: usize) {
-        let first = self.bytes.as_ref().as_ptr().wrapping_add(bucket * self.bucket_bits / 8);
+        let first = self.bytes.address(bucket * self.bucket_bits / 8);
         // The probe's window load reads 8 bytes from there (16 for wide buckets); about one
         // window in ten ends in the next cache line, which the load then needs too.
         let last = first.wrapping_add(self.window_bytes() - 1);

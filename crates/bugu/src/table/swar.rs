@@ -26,6 +26,7 @@ pub(crate) trait Word:
     /// Stores `BITS / 8` little-endian bytes starting at `offset`.
     fn store(self, bytes: &mut [u8], offset: usize);
     fn from_u128(value: u128) -> Self;
+    fn to_u128(self) -> u128;
     /// The low 64 bits.
     fn low_u64(self) -> u64;
     fn splat_mul(self, value: u32) -> Self;
@@ -53,6 +54,10 @@ macro_rules! impl_word {
             #[inline(always)]
             fn from_u128(value: u128) -> Self {
                 value as $t
+            }
+            #[inline(always)]
+            fn to_u128(self) -> u128 {
+                self as u128
             }
             #[inline(always)]
             fn low_u64(self) -> u64 {

@@ -1,0 +1,439 @@
+//! [`ConcurrentFilter`]: one cuckoo filter shared by many threads, every operation through `&self`.
+//!
+//! It is a [`CuckooFilter`] whose table lives in atomic words with a versioned lock per stripe of
+//! buckets (the protocol, and why a lookup never misses an item that is being moved, are explained
+//! in the table's `shared` module and in `docs/concurrency.md`):
+//! - **lookups take no lock and write nothing shared**: they read the two buckets between two
+//!   reads of their stripes' versions and read again if a write overlapped; a found fingerprint is
+//!   returned at once;
+//! - **writers lock only the stripes they change**, in ascending order: an insert or a remove
+//!   locks the stripes of the item's two buckets; an insert that needs a path of moves searches it
+//!   without locks, then locks every bucket of the path, checks that the path is still valid (or
+//!   searches again) and applies it whole. Writers on other stripes run in parallel;
+//! - **the same answers and the same bytes**: hashing, sizing, configuration and insertion are
+//!   those of [`CuckooFilter`]; the same operations from one thread leave the same table, and the
+//!   conversions ([`from_filter`](ConcurrentFilter::from_filter),
+//!   [`to_filter`](ConcurrentFilter::to_filter)) copy it without rehashing. Files are
+//!   [`CuckooFilter`] files (kind 1): the bytes are the same.
+//!
+//! A failed insert adds nothing and loses nothing, as in [`CuckooFilter`]: a path is applied
+//! only whole, under the locks of all its buckets.
+
+use std::fmt;
+use std::hash::Hash;
+use std::io;
+use std::path::Path;
+
+use crate::batch::{LOOKAHEAD, Lookahead, locate_and_prefetch};
+use crate::config::{Builder, Config};
+use crate::cuckoo::PathSearch;
+use crate::error::{ConfigError, InsertError};
+use crate::filter::{CuckooFilter, CuckooFilterIn};
+use crate::hash::Addressing;
+use crate::membership::{Filter, item_updates};
+use crate::persist::PersistError;
+use crate::stats::Stats;
+use crate::table::AllocFailed;
+use crate::table::shared::SharedTable;
+
+/// A cuckoo filter shared between threads: `Send + Sync`, every operation through `&self`,
+/// lookups without locks (see [the module docs](crate::concurrent)).
+///
+/// ```
+/// use std::sync::Arc;
+/// use bugu::{ConcurrentFilter, Filter};
+///
+/// let filter = Arc::new(ConcurrentFilter::new(100_000)?);
+/// let writers: Vec<_> = (0..2u64)
+///     .map(|t| {
+///         let filter = Arc::clone(&filter);
+///         std::thread::spawn(move || {
+///             for i in 0..1_000u64 {
+///                 filter.insert(&(t * 1_000 + i)).unwrap();
+///             }
+///         })
+///     })
+///     .collect();
+/// for writer in writers {
+///     writer.join().unwrap();
+/// }
+/// assert_eq!(filter.len(), 2_000);
+/// assert!(filter.contains(&1_999u64));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct ConcurrentFilter {
+    config: Config,
+    addressing: Addressing,
+    shared: SharedTable,
+}
+
+fn out_of_memory(failed: AllocFailed) -> ConfigError {
+    ConfigError::OutOfMemory { bytes: failed.bytes }
+}
+
+impl Builder {
+    /// Builds an empty [`ConcurrentFilter`] with this configuration.
+    ///
+    /// ```
+    /// let filter = bugu::CuckooFilter::builder().capacity(1_000).false_positive_rate(0.001).build_concurrent()?;
+    /// assert!(filter.is_empty());
+    /// # Ok::<(), bugu::ConfigError>(())
+    /// ```
+    pub fn build_concurrent(&self) -> Result<ConcurrentFilter, ConfigError> {
+        ConcurrentFilter::from_filter(&self.build()?)
+    }
+}
+
+impl ConcurrentFilter {
+    /// A builder with the defaults; finish it with [`Builder::build_concurrent`].
+    ///
+    /// ```
+    /// let filter = bugu::ConcurrentFilter::builder().capacity(100).fingerprint_bits(8).build_concurrent()?;
+    /// assert_eq!(filter.fingerprint_bits(), 8);
+    /// # Ok::<(), bugu::ConfigError>(())
+    /// ```
+    pub fn builder() -> Builder {
+        Builder::new()
+    }
+
+    /// A filter for `capacity` items with the default settings.
+    ///
+    /// ```
+    /// let filter = bugu::ConcurrentFilter::new(1_000)?;
+    /// assert_eq!(filter.capacity(), 1_000);
+    /// # Ok::<(), bugu::ConfigError>(())
+    /// ```
+    pub fn new(capacity: usize) -> Result<Self, ConfigError> {
+        Builder::new().capacity(capacity).build_concurrent()
+    }
+
+    /// A concurrent copy of a filter (owned, or a view of a file): its table copied, nothing
+    /// rehashed. [`ConfigError::OutOfMemory`] if the copy cannot be allocated.
+    ///
+    /// ```
+    /// use bugu::{ConcurrentFilter, CuckooFilter, Filter, FilterMut};
+    ///
+    /// let mut filter = CuckooFilter::new(1_000)?;
+    /// filter.insert("a")?;
+    /// let shared = ConcurrentFilter::from_filter(&filter)?;
+    /// assert!(shared.contains("a"));
+    /// assert_eq!(shared.to_filter()?.to_bytes(), filter.to_bytes());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_filter<S: AsRef<[u8]>>(filter: &CuckooFilterIn<S>) -> Result<Self, ConfigError> {
+        let shared = SharedTable::copy_of(filter.table(), filter.checked_len()).map_err(out_of_memory)?;
+        Ok(ConcurrentFilter { config: *filter.config(), addressing: filter.lookup().addressing, shared })
+    }
+
+    /// A [`CuckooFilter`] with a copy of this filter's table, as it was at one moment: writers wait
+    /// while it is copied (lookups do not). [`ConfigError::OutOfMemory`] if the copy cannot be
+    /// allocated.
+    pub fn to_filter(&self) -> Result<CuckooFilter, ConfigError> {
+        let _quiet = self.shared.lock_all();
+        let table = self.shared.copy_out().map_err(out_of_memory)?;
+        Ok(CuckooFilter::from_parts(self.config, table, self.shared.items(), true))
+    }
+
+    /// Saves the filter atomically as a [`CuckooFilter`] file (the bytes are the same), from a copy
+    /// taken as [`to_filter`](Self::to_filter) does.
+    ///
+    /// ```
+    /// use bugu::{ConcurrentFilter, CuckooFilter, Filter};
+    ///
+    /// let path = std::env::temp_dir().join(format!("bugu-concurrent-doc-{}.bugu", std::process::id()));
+    /// let filter = ConcurrentFilter::new(1_000)?;
+    /// filter.insert("apple")?;
+    /// filter.save(&path)?;
+    /// assert!(ConcurrentFilter::load(&path)?.contains("apple"));
+    /// assert!(CuckooFilter::load(&path)?.contains("apple"));
+    /// # std::fs::remove_file(&path)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn save(&self, path: impl AsRef<Path>) -> io::Result<()> {
+        let filter = self.to_filter().map_err(|error| io::Error::new(io::ErrorKind::OutOfMemory, error))?;
+        filter.save(path)
+    }
+
+    /// Loads a file saved by [`save`](Self::save) or by [`CuckooFilter::save`], validated as
+    /// [`CuckooFilter::load`] does, then copied into shared memory.
+    pub fn load(path: impl AsRef<Path>) -> Result<Self, PersistError> {
+        let filter = CuckooFilter::load(path)?;
+        ConcurrentFilter::from_filter(&filter).map_err(|error| match error {
+            ConfigError::OutOfMemory { bytes } => PersistError::OutOfMemory { bytes },
+            other => unreachable!("a copy fails only for memory: {other}"),
+        })
+    }
+
+    /// Number of stored fingerprints (inserts minus successful removes), exact when no write is in
+    /// progress.
+    pub fn len(&self) -> usize {
+        self.shared.items()
+    }
+
+    /// Whether nothing is stored.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The number of items the filter was sized for.
+    pub fn capacity(&self) -> usize {
+        self.config.capacity
+    }
+
+    /// Number of buckets.
+    pub fn bucket_count(&self) -> usize {
+        self.config.buckets
+    }
+
+    /// Slots per bucket.
+    pub fn bucket_size(&self) -> usize {
+        self.config.bucket_size
+    }
+
+    /// Fingerprint width in bits.
+    pub fn fingerprint_bits(&self) -> u32 {
+        self.config.fingerprint_bits
+    }
+
+    /// Share of the slots in use.
+    pub fn load_factor(&self) -> f64 {
+        self.config.load_factor(self.len())
+    }
+
+    /// Bytes of memory the table and its stripes take.
+    pub fn memory_bytes(&self) -> usize {
+        self.shared.memory_bytes()
+    }
+
+    /// The false-positive bound of the full filter, as [`CuckooFilter::false_positive_rate`].
+    pub fn false_positive_rate(&self) -> f64 {
+        self.config.false_positive_rate()
+    }
+
+    /// The false-positive bound at the current load.
+    pub fn expected_false_positive_rate(&self) -> f64 {
+        self.config.expected_false_positive_rate(self.len())
+    }
+
+    /// Occupancy statistics, read without stopping writers: exact when none runs.
+    ///
+    /// ```
+    /// let filter = bugu::ConcurrentFilter::new(100)?;
+    /// filter.insert("a")?;
+    /// assert_eq!(filter.stats().items, 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn stats(&self) -> Stats {
+        let mut stats = Stats::collect(self.shared.racy());
+        stats.memory_bytes = self.memory_bytes();
+        stats
+    }
+
+    /// Whether an item located at `(fingerprint, b1, b2)` may be present: both buckets read at
+    /// one moment between writes (see the module docs).
+    #[inline(always)]
+    fn contains_located(&self, located @ (_, b1, b2): (u32, usize, usize)) -> bool {
+        self.shared.read((b1, b2), |table| table.contains_located(|| located), |&found| found)
+    }
+
+    /// Stores one copy of an item with this hash. On error the filter is unchanged.
+    ///
+    /// ```
+    /// use bugu::{ConcurrentFilter, Filter};
+    /// let filter = ConcurrentFilter::new(10)?;
+    /// filter.insert_hash(42)?;
+    /// assert!(filter.contains_hash(42));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    pub fn insert_hash(&self, hash: u64) -> Result<(), InsertError> {
+        self.insert_located(self.addressing.locate(hash), false).map(drop)
+    }
+
+    /// Stores an item with this hash unless it is present: `Ok(true)` if it was added. Exact
+    /// between threads: of several threads adding the same item at once, one adds it.
+    ///
+    /// ```
+    /// let filter = bugu::ConcurrentFilter::new(10)?;
+    /// assert_eq!(filter.insert_unique_hash(7), Ok(true));
+    /// assert_eq!(filter.insert_unique_hash(7), Ok(false));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn insert_unique_hash(&self, hash: u64) -> Result<bool, InsertError> {
+        let located = self.addressing.locate(hash);
+        if self.contains_located(located) {
+            return Ok(false);
+        }
+        self.insert_located(located, true)
+    }
+
+    /// Removes one copy of an item with this hash; `false` if none was found.
+    ///
+    /// ```
+    /// use bugu::{ConcurrentFilter, Filter};
+    /// let filter = ConcurrentFilter::new(10)?;
+    /// filter.insert_hash(42)?;
+    /// assert!(filter.remove_hash(42));
+    /// assert!(!filter.contains_hash(42));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn remove_hash(&self, hash: u64) -> bool {
+        let (fingerprint, b1, b2) = self.addressing.locate(hash);
+        let guard = self.shared.lock([b1, b2]);
+        let mut table = guard.table();
+        for bucket in [b1, b2] {
+            if let Some(slot) = table.find(bucket, fingerprint) {
+                table.set(bucket, slot, 0);
+                guard.count_items(-1);
+                return true;
+            }
+        }
+        false
+    }
+
+    /// [`insert_hash`](Self::insert_hash) for many hashes, in order, pipelined as
+    /// [`CuckooFilter`]'s batches are; one result per hash.
+    ///
+    /// ```
+    /// use bugu::{ConcurrentFilter, Filter};
+    /// let filter = ConcurrentFilter::new(10)?;
+    /// assert!(filter.insert_hash_batch(&[1, 2, 3]).iter().all(Result::is_ok));
+    /// assert!(filter.contains_hash(2));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn insert_hash_batch(&self, hashes: &[u64]) -> Vec<Result<(), InsertError>> {
+        let table = self.shared.racy();
+        let locate = |hash| locate_and_prefetch(&self.addressing, table, hash);
+        let mut ahead = Lookahead::new(hashes.iter().copied(), locate);
+        let mut results = Vec::with_capacity(hashes.len());
+        loop {
+            if let Some(&(_, b1, b2)) = ahead.peek(LOOKAHEAD / 2) {
+                PathSearch::prefetch_for_insert(table, &self.addressing, (b1, b2));
+            }
+            let Some(located) = ahead.next(locate) else { break };
+            results.push(self.insert_located(located, false).map(drop));
+        }
+        results
+    }
+
+    item_updates!(
+        vis: (pub),
+        receiver: (&),
+        setup: "use bugu::{ConcurrentFilter, Filter};\nlet filter = ConcurrentFilter::new(10)?;"
+    );
+
+    /// Stores a located fingerprint; with `unique`, only if it is absent while the item's stripes
+    /// are held (`Ok(false)` otherwise).
+    ///
+    /// First, under the locks of the item's two buckets, the emptier one takes it if it has room.
+    /// Otherwise a path of moves is searched without locks, then applied under the locks of all
+    /// its buckets (and the item's) if it is still valid; if another writer changed it meanwhile,
+    /// the search starts again. From one thread this is exactly [`CuckooFilter`]'s insert.
+    fn insert_located(
+        &self,
+        located @ (fingerprint, b1, b2): (u32, usize, usize),
+        unique: bool,
+    ) -> Result<bool, InsertError> {
+        let mut search: Option<PathSearch> = None;
+        loop {
+            let path = match &mut search {
+                None => None,
+                Some(search) => {
+                    let limit = self.config.eviction_limit;
+                    match search.search(self.shared.racy(), &self.addressing, (b1, b2), limit) {
+                        Some(path) => Some(path),
+                        None => return Err(self.insert_error(located)),
+                    }
+                }
+            };
+            let path_buckets =
+                search.as_ref().zip(path).into_iter().flat_map(|(search, path)| search.buckets(path));
+            let guard = self.shared.lock([b1, b2].into_iter().chain(path_buckets));
+            let mut table = guard.table();
+            if unique && table.contains_located(|| located) {
+                return Ok(false);
+            }
+            // A free slot (at first, or freed while the path was searched) is taken as a
+            // single-threaded insert would.
+            if let Some((bucket, slot)) = table.free_slot_in_emptier(b1, b2) {
+                table.set(bucket, slot, fingerprint);
+                guard.count_items(1);
+                return Ok(true);
+            }
+            if let (Some(search), Some(path)) = (&search, path) {
+                if search.is_valid(&table, &self.addressing, path) {
+                    search.apply(&mut table, &self.addressing, path, fingerprint);
+                    guard.count_items(1);
+                    return Ok(true);
+                }
+            }
+            search.get_or_insert_with(PathSearch::default);
+        }
+    }
+
+    /// Why an insert found no path: the multiset limit if both buckets hold nothing but copies
+    /// of this fingerprint, else a full filter.
+    fn insert_error(&self, (fingerprint, b1, b2): (u32, usize, usize)) -> InsertError {
+        let copies = self.count_located((fingerprint, b1, b2));
+        if copies == 2 * self.config.bucket_size {
+            InsertError::CopyLimit { copies }
+        } else {
+            InsertError::Full
+        }
+    }
+
+    /// How many copies of a located fingerprint its two buckets hold, read at one moment.
+    fn count_located(&self, (fingerprint, b1, b2): (u32, usize, usize)) -> usize {
+        self.shared.read(
+            (b1, b2),
+            |table| table.count(b1, fingerprint) + table.count(b2, fingerprint),
+            |_| false,
+        )
+    }
+}
+
+impl Filter for ConcurrentFilter {
+    #[inline]
+    fn seed(&self) -> u64 {
+        self.config.seed
+    }
+
+    #[inline]
+    fn contains_hash(&self, hash: u64) -> bool {
+        self.contains_located(self.addressing.locate(hash))
+    }
+
+    fn count_hash(&self, hash: u64) -> usize {
+        self.count_located(self.addressing.locate(hash))
+    }
+
+    /// Pipelined as [`CuckooFilter`]'s batches are: each item's buckets are fetched
+    /// [`LOOKAHEAD`] items ahead; each answer is read as [`contains_hash`](Self::contains_hash) reads it.
+    fn contains_hash_batch(&self, hashes: &[u64]) -> Vec<bool> {
+        let locate = |hash| locate_and_prefetch(&self.addressing, self.shared.racy(), hash);
+        let mut ahead = Lookahead::new(hashes.iter().copied(), locate);
+        let mut found = Vec::with_capacity(hashes.len());
+        while let Some(located) = ahead.next(locate) {
+            found.push(self.contains_located(located));
+        }
+        found
+    }
+}
+
+impl fmt::Debug for ConcurrentFilter {
+    /// A summary: never the table.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ConcurrentFilter")
+            .field("len", &self.len())
+            .field("capacity", &self.config.capacity)
+            .field("buckets", &self.config.buckets)
+            .field("bucket_size", &self.config.bucket_size)
+            .field("fingerprint_bits", &self.config.fingerprint_bits)
+            .field("semi_sorted", &self.config.semi_sorted)
+            .field("memory_bytes", &self.memory_bytes())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,372 @@
+//! A table shared between threads: the same bytes as an owned table, kept in atomic words, with
+//! a versioned lock per stripe of buckets. Every atomic of the concurrent filter lives here.
+//!
+//! # Layout
+//!
+//! The packed bytes are held in `AtomicU64` words, byte `i` of the table being byte `i % 8`
+//! (little-endian) of word `i / 8`: converting from and to an owned table is a copy, and a window
+//! load reads the one or two (three for a 16-byte window) words it overlaps. Buckets are grouped in
+//! blocks of [`BLOCK_BUCKETS`] (64) buckets; since 64 buckets of any width take a whole number of
+//! 64-bit words, every word belongs to exactly one block. A block belongs to one stripe (`block mod
+//! stripes`), so a word is only ever written by the holder of its stripe's lock, and a write can
+//! replace a whole word (load, merge, store) without losing a neighbour's concurrent update.
+//!
+//! # Protocol
+//!
+//! Each stripe has a version word, even when the stripe is free, odd while a writer holds it (the
+//! version is the lock: a writer takes it by moving it from even to odd, and releases it by storing
+//! the next even number). A writer takes the stripes of every bucket it will change, in ascending
+//! order (no deadlock), changes the buckets, and releases them.
+//!
+//! A reader takes no lock and writes nothing shared. It reads the versions of its item's two
+//! buckets' stripes, waiting while either is odd; reads both buckets; then reads the versions again.
+//! If they are unchanged, no write to either bucket overlapped the read: the buckets were read as
+//! they were at one moment, and the answer is exact for that moment. Otherwise it reads again. A
+//! *found* fingerprint is returned at once, since a filter's positive answer is only "maybe" anyway.
+//!
+//! Why no false negative: an item's fingerprint only ever lives in its two buckets, and a write
+//! that moves it between them (an insert's path of moves) holds both buckets' stripes for the whole
+//! move. A reader that saw neither copy either read both buckets between two writes (then the item
+//! was absent at that moment) or overlapped a write, in which case one of the two versions it
+//! re-reads has changed and it reads again. Copying a fingerprint before clearing its old slot is
+//! not enough without the versions: a reader could read the destination before the copy and the
+//! source after the clear.
+//!
+//! Memory ordering (the seqlock pattern): the writer's odd version is followed by a release fence
+//! before its data stores, and its even version is stored with release; the reader loads the
+//! first versions with acquire, the data relaxed, then issues an acquire fence before loading the
+//! versions again. If the reader saw any store of a write, the fences make it see that write's
+//! odd version (or a later one) on the second read.
+
+use crossbeam_utils::CachePadded;
+
+use super::storage::{Storage, StorageMut};
+use super::swar::Word;
+use super::{AllocFailed, Table, reserve_buffer};
+
+#[cfg(loom)]
+use loom::sync::atomic::{AtomicU64, AtomicUsize, Ordering, fence};
+#[cfg(not(loom))]
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering, fence};
+
+/// Buckets per block: 64 buckets of `bits` bits take `bits` whole 64-bit words.
+pub(crate) const BLOCK_BUCKETS: usize = 64;
+
+/// At most this many stripes: their versions (one cache line each) then fit in a core's L2, so
+/// a lookup's two version reads hit the cache, and 2 to 8 threads rarely meet on one stripe.
+const MAX_STRIPES: usize = 4096;
+
+/// A table's bytes in atomic 64-bit words, plus one word of slack so that every window load
+/// reads whole words.
+pub(crate) struct AtomicBytes {
+    words: Box<[AtomicU64]>,
+}
+
+impl AtomicBytes {
+    /// Words holding a copy of `bytes`; [`AllocFailed`] if they cannot be allocated.
+    fn copy_of(bytes: &[u8]) -> Result<Self, AllocFailed> {
+        let count = bytes.len().div_ceil(8) + 1;
+        let mut words: Vec<AtomicU64> = Vec::new();
+        words.try_reserve_exact(count).map_err(|_| AllocFailed { bytes: count * 8 })?;
+        super::advise_huge_pages(words.as_ptr().cast(), count * 8);
+        words.extend(bytes.chunks(8).map(|chunk| {
+            let mut raw = [0u8; 8];
+            raw[..chunk.len()].copy_from_slice(chunk);
+            AtomicU64::new(u64::from_le_bytes(raw))
+        }));
+        words.push(AtomicU64::new(0));
+        Ok(AtomicBytes { words: words.into_boxed_slice() })
+    }
+
+    /// The first `len` bytes, copied out; [`AllocFailed`] if the copy cannot be allocated.
+    fn copy_out(&self, len: usize) -> Result<Vec<u8>, AllocFailed> {
+        let mut bytes = reserve_buffer(len)?;
+        for word in &self.words[..len.div_ceil(8)] {
+            bytes.extend_from_slice(&word.load(Ordering::Relaxed).to_le_bytes());
+        }
+        bytes.truncate(len);
+        Ok(bytes)
+    }
+
+    /// The 8 bytes starting at byte `offset`, from the two words they overlap.
+    #[inline(always)]
+    fn load_u64(&self, offset: usize) -> u64 {
+        let (word, shift) = (offset / 8, (offset % 8) as u32 * 8);
+        let low = self.words[word].load(Ordering::Relaxed);
+        let high = self.words[word + 1].load(Ordering::Relaxed);
+        // `high << (64 - shift)` without the undefined shift by 64 when `shift` is 0.
+        (low >> shift) | ((high << 1) << (63 - shift))
+    }
+}
+
+impl Storage for AtomicBytes {
+    #[inline(always)]
+    fn load<W: Word>(&self, offset: usize) -> W {
+        let low = self.load_u64(offset) as u128;
+        match W::BITS {
+            64 => W::from_u128(low),
+            _ => W::from_u128(low | (self.load_u64(offset + 8) as u128) << 64),
+        }
+    }
+
+    #[inline(always)]
+    fn address(&self, offset: usize) -> *const u8 {
+        self.words.as_ptr().cast::<u8>().wrapping_add(offset)
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.words.len() * 8
+    }
+}
+
+impl Storage for &AtomicBytes {
+    #[inline(always)]
+    fn load<W: Word>(&self, offset: usize) -> W {
+        (**self).load(offset)
+    }
+
+    #[inline(always)]
+    fn address(&self, offset: usize) -> *const u8 {
+        (**self).address(offset)
+    }
+
+    fn memory_bytes(&self) -> usize {
+        (**self).memory_bytes()
+    }
+}
+
+/// Writes through a shared reference: only by the holder of the lock of the stripe the written
+/// bits belong to (see the module docs), which [`WriteGuard::table`] ensures.
+impl StorageMut for &AtomicBytes {
+    #[inline(always)]
+    fn store_bits<W: Word>(&mut self, offset: usize, value: W, mask: W) {
+        let (first, shift) = (offset / 8, (offset % 8) as u32 * 8);
+        let (mask, value) = (mask.to_u128(), value.to_u128());
+        // The window's bits as they fall on its first, second and third word.
+        let on_word = |bits: u128| {
+            let beyond = if shift == 0 { 0 } else { (bits >> (128 - shift)) as u64 };
+            [(bits << shift) as u64, ((bits << shift) >> 64) as u64, beyond]
+        };
+        for (k, (mask, value)) in on_word(mask).into_iter().zip(on_word(value)).enumerate() {
+            // Words without bits to change are not touched: they may belong to another block.
+            if mask != 0 {
+                let word = &self.words[first + k];
+                word.store((word.load(Ordering::Relaxed) & !mask) | value, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+/// One stripe: its version (the lock) and the change it made to the item count.
+#[derive(Default)]
+struct Stripe {
+    version: AtomicU64,
+    /// Items added minus items removed under this stripe's lock (wrapping; only the sum over all
+    /// stripes means anything).
+    items: AtomicUsize,
+}
+
+/// The table shared between threads, with its stripes.
+pub(crate) struct SharedTable {
+    table: Table<AtomicBytes>,
+    /// Bytes of the owned table it was made from (payload and padding).
+    len: usize,
+    stripes: Box<[CachePadded<Stripe>]>,
+}
+
+impl SharedTable {
+    /// A shared copy of `table` holding `items` fingerprints; [`AllocFailed`] if its memory
+    /// cannot be allocated.
+    pub(crate) fn copy_of<S: AsRef<[u8]>>(table: &Table<S>, items: usize) -> Result<Self, AllocFailed> {
+        let bytes = table.storage().as_ref();
+        let words = AtomicBytes::copy_of(bytes)?;
+        let blocks = table.buckets().div_ceil(BLOCK_BUCKETS);
+        let stripes: Box<[CachePadded<Stripe>]> =
+            (0..blocks.next_power_of_two().min(MAX_STRIPES)).map(|_| CachePadded::default()).collect();
+        stripes[0].items.store(items, Ordering::Relaxed);
+        Ok(SharedTable { table: table.with_storage(words), len: bytes.len(), stripes })
+    }
+
+    /// An owned copy of the table; [`AllocFailed`] if it cannot be allocated. The caller holds
+    /// every stripe ([`lock_all`](Self::lock_all)) or the only reference.
+    pub(crate) fn copy_out(&self) -> Result<Table, AllocFailed> {
+        Ok(self.table.with_storage(self.table.storage().copy_out(self.len)?))
+    }
+
+    /// The table, for reads that need no consistency (the path search, statistics): a bucket read
+    /// while a writer changes it may be torn.
+    pub(crate) fn racy(&self) -> &Table<AtomicBytes> {
+        &self.table
+    }
+
+    /// Bytes of memory the words and the stripes take.
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.table.memory_bytes() + std::mem::size_of_val(&*self.stripes)
+    }
+
+    /// Items stored: exact when no write is in progress.
+    pub(crate) fn items(&self) -> usize {
+        self.stripes.iter().fold(0usize, |sum, stripe| sum.wrapping_add(stripe.items.load(Ordering::Relaxed)))
+    }
+
+    #[inline(always)]
+    fn stripe_of(&self, bucket: usize) -> usize {
+        (bucket / BLOCK_BUCKETS) & (self.stripes.len() - 1)
+    }
+
+    /// Runs `read` on the table as it is at one moment between writes to buckets `b1` and `b2`:
+    /// again and again until no write to their stripes overlapped it. A result for which `settled`
+    /// holds is returned at once, without that check (a found fingerprint).
+    #[inline(always)]
+    pub(crate) fn read<R>(
+        &self,
+        (b1, b2): (usize, usize),
+        read: impl Fn(&Table<AtomicBytes>) -> R,
+        settled: impl Fn(&R) -> bool,
+    ) -> R {
+        let (first, second) = (&self.stripes[self.stripe_of(b1)], &self.stripes[self.stripe_of(b2)]);
+        let mut waiting = Waiting::default();
+        loop {
+            let (v1, v2) = (first.version.load(Ordering::Acquire), second.version.load(Ordering::Acquire));
+            if (v1 | v2) & 1 == 0 {
+                let result = read(&self.table);
+                if settled(&result) {
+                    return result;
+                }
+                fence(Ordering::Acquire);
+                if first.version.load(Ordering::Relaxed) == v1 && second.version.load(Ordering::Relaxed) == v2
+                {
+                    return result;
+                }
+            }
+            waiting.wait();
+        }
+    }
+
+    /// Takes the stripes of `buckets` (in any order, repeats allowed), in ascending order.
+    pub(crate) fn lock(&self, buckets: impl IntoIterator<Item = usize>) -> WriteGuard<'_> {
+        let mut stripes = StripeSet::default();
+        for bucket in buckets {
+            stripes.add(self.stripe_of(bucket));
+        }
+        stripes.sort();
+        for &stripe in stripes.as_slice() {
+            self.take(stripe);
+        }
+        WriteGuard { shared: self, stripes }
+    }
+
+    /// Takes every stripe: no write runs until the guard is dropped (lookups still do).
+    pub(crate) fn lock_all(&self) -> WriteGuard<'_> {
+        let stripes = StripeSet::Many((0..self.stripes.len()).collect());
+        for stripe in 0..self.stripes.len() {
+            self.take(stripe);
+        }
+        WriteGuard { shared: self, stripes }
+    }
+
+    fn take(&self, stripe: usize) {
+        let version = &self.stripes[stripe].version;
+        let mut waiting = Waiting::default();
+        loop {
+            let current = version.load(Ordering::Relaxed);
+            if current & 1 == 0
+                && version
+                    .compare_exchange_weak(current, current + 1, Ordering::Acquire, Ordering::Relaxed)
+                    .is_ok()
+            {
+                // Orders the odd version before the data stores that follow (see the module docs).
+                fence(Ordering::Release);
+                return;
+            }
+            waiting.wait();
+        }
+    }
+}
+
+/// The stripes a writer holds, sorted; two or fewer without allocating.
+enum StripeSet {
+    Few([usize; 2], usize),
+    Many(Vec<usize>),
+}
+
+impl Default for StripeSet {
+    fn default() -> Self {
+        StripeSet::Few([0; 2], 0)
+    }
+}
+
+impl StripeSet {
+    fn add(&mut self, stripe: usize) {
+        if self.as_slice().contains(&stripe) {
+            return;
+        }
+        match self {
+            StripeSet::Few(few, count) if *count < 2 => {
+                few[*count] = stripe;
+                *count += 1;
+            }
+            StripeSet::Few(few, _) => *self = StripeSet::Many(vec![few[0], few[1], stripe]),
+            StripeSet::Many(many) => many.push(stripe),
+        }
+    }
+
+    fn sort(&mut self) {
+        match self {
+            StripeSet::Few(few, count) => few[..*count].sort_unstable(),
+            StripeSet::Many(many) => many.sort_unstable(),
+        }
+    }
+
+    fn as_slice(&self) -> &[usize] {
+        match self {
+            StripeSet::Few(few, count) => &few[..*count],
+            StripeSet::Many(many) => many,
+        }
+    }
+}
+
+/// The stripes a writer holds; dropping it releases them.
+pub(crate) struct WriteGuard<'a> {
+    shared: &'a SharedTable,
+    stripes: StripeSet,
+}
+
+impl WriteGuard<'_> {
+    /// The table, to change buckets of the held stripes only.
+    pub(crate) fn table(&self) -> Table<&AtomicBytes> {
+        self.shared.table.by_ref()
+    }
+
+    /// Records `delta` items added (negative: removed).
+    pub(crate) fn count_items(&self, delta: isize) {
+        let items = &self.shared.stripes[self.stripes.as_slice()[0]].items;
+        items.store(items.load(Ordering::Relaxed).wrapping_add_signed(delta), Ordering::Relaxed);
+    }
+}
+
+impl Drop for WriteGuard<'_> {
+    fn drop(&mut self) {
+        for &stripe in self.stripes.as_slice().iter().rev() {
+            let version = &self.shared.stripes[stripe].version;
+            version.store(version.load(Ordering::Relaxed).wrapping_add(1), Ordering::Release);
+        }
+    }
+}
+
+/// Backing off while another thread holds what we wait for: spin briefly, then yield.
+#[derive(Default)]
+struct Waiting {
+    #[cfg(not(loom))]
+    backoff: crossbeam_utils::Backoff,
+}
+
+impl Waiting {
+    #[inline]
+    fn wait(&mut self) {
+        #[cfg(not(loom))]
+        self.backoff.snooze();
+        #[cfg(loom)]
+        loom::thread::yield_now();
+    }
+}

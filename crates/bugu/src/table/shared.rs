@@ -14,8 +14,8 @@
 //! # Protocol
 //!
 //! Each stripe has a version word, even when the stripe is free, odd while a writer holds it (the
-//! version is the lock: a writer takes it by moving it from even to odd, and releases it by storing
-//! the next even number). A writer takes the stripes of every bucket it will change, in ascending
+//! version is the lock: a writer takes it by setting its low bit, and releases it by adding one,
+//! which makes it even again). A writer takes the stripes of every bucket it will change, in ascending
 //! order (no deadlock), changes the buckets, and releases them.
 //!
 //! A reader takes no lock and writes nothing shared. It reads the versions of its item's two
@@ -33,7 +33,7 @@
 //! source after the clear.
 //!
 //! Memory ordering (the seqlock pattern): the writer's odd version is followed by a release fence
-//! before its data stores, and its even version is stored with release; the reader loads the
+//! before its data stores, and its even version is written with release; the reader loads the
 //! first versions with acquire, the data relaxed, then issues an acquire fence before loading the
 //! versions again. If the reader saw any store of a write, the fences make it see that write's
 //! odd version (or a later one) on the second read.

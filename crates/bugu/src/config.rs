@@ -10,6 +10,87 @@ use crate::error::ConfigError;
 use crate::sizing::{self, false_positive_bound};
 use crate::table::Geometry;
 
+/// The getters of a filter's parameters and load, written once for
+/// [`CuckooFilterIn`](crate::CuckooFilterIn) and [`ConcurrentFilter`](crate::ConcurrentFilter):
+/// each reads the `config` field, `len()` and `memory_bytes()`. `new` starts every doc example
+/// (`<binding> filter = <type>::`, completed with `new(n)?`), after the `uses` line.
+macro_rules! filter_parameters {
+    (uses: $uses:literal, new: $new:literal) => {
+        #[doc = "Whether nothing is stored."]
+        #[doc = ""]
+        #[doc = concat!("```\n", $uses, "\n", $new, "new(10)?;\nassert!(filter.is_empty());\n# Ok::<(), Box<dyn std::error::Error>>(())\n```")]
+        pub fn is_empty(&self) -> bool {
+            self.len() == 0
+        }
+
+        #[doc = "The number of items the filter was sized for (it may hold a few more)."]
+        #[doc = ""]
+        #[doc = concat!("```\n", $uses, "\n", $new, "new(12_345)?;\nassert_eq!(filter.capacity(), 12_345);\n# Ok::<(), Box<dyn std::error::Error>>(())\n```")]
+        pub fn capacity(&self) -> usize {
+            self.config.capacity
+        }
+
+        #[doc = "Number of buckets in the table."]
+        #[doc = ""]
+        #[doc = concat!("```\n", $uses, "\n", $new, "new(1_000)?;\n// Sized exactly: 1,000 items at 95% load in buckets of 4, plus slack, rounded up to even.\nassert_eq!(filter.bucket_count(), 296);\n# Ok::<(), Box<dyn std::error::Error>>(())\n```")]
+        pub fn bucket_count(&self) -> usize {
+            self.config.buckets
+        }
+
+        #[doc = "Slots per bucket."]
+        #[doc = ""]
+        #[doc = concat!("```\n", $uses, "\n", $new, "new(10)?;\nassert_eq!(filter.bucket_size(), 4);\n# Ok::<(), Box<dyn std::error::Error>>(())\n```")]
+        pub fn bucket_size(&self) -> usize {
+            self.config.bucket_size
+        }
+
+        #[doc = "Fingerprint width in bits."]
+        #[doc = ""]
+        #[doc = concat!("```\n", $uses, "\n", $new, "new(10)?;\nassert_eq!(filter.fingerprint_bits(), 12);\n# Ok::<(), Box<dyn std::error::Error>>(())\n```")]
+        pub fn fingerprint_bits(&self) -> u32 {
+            self.config.fingerprint_bits
+        }
+
+        #[doc = "How many buckets an insert's path search may examine (a view keeps it for its owned"]
+        #[doc = "copies)."]
+        #[doc = ""]
+        #[doc = concat!("```\n", $uses, "\n", $new, "new(10)?;\nassert_eq!(filter.eviction_limit(), 500);\n# Ok::<(), Box<dyn std::error::Error>>(())\n```")]
+        pub fn eviction_limit(&self) -> usize {
+            self.config.eviction_limit
+        }
+
+        #[doc = "Share of slots in use, from 0 to 1."]
+        #[doc = ""]
+        #[doc = concat!("```\n", $uses, "\n", $new, "new(100)?;\nassert_eq!(filter.load_factor(), 0.0);\nfilter.insert(\"a\")?;\nassert!(filter.load_factor() > 0.0);\n# Ok::<(), Box<dyn std::error::Error>>(())\n```")]
+        pub fn load_factor(&self) -> f64 {
+            self.config.load_factor(self.len())
+        }
+
+        #[doc = "Bits of memory per stored item; infinite while the filter is empty."]
+        #[doc = ""]
+        #[doc = concat!("```\n", $uses, "\n", $new, "new(100_000)?;\nfor i in 0..100_000u32 {\n    filter.insert(&i)?;\n}\nassert!(filter.bits_per_item() < 13.5);\n# Ok::<(), Box<dyn std::error::Error>>(())\n```")]
+        pub fn bits_per_item(&self) -> f64 {
+            self.memory_bytes() as f64 * 8.0 / self.len() as f64
+        }
+
+        #[doc = "The false-positive rate the configuration guarantees: the bound at full occupancy. When"]
+        #[doc = "the filter was built from a target rate, this is at most that target."]
+        #[doc = ""]
+        #[doc = concat!("```\n", $uses, "\n", $new, "new(10)?;\n// 12-bit fingerprints in buckets of 4: 8 / 2^12.\nassert!(filter.false_positive_rate() < 0.002);\n# Ok::<(), Box<dyn std::error::Error>>(())\n```")]
+        pub fn false_positive_rate(&self) -> f64 {
+            self.config.false_positive_rate()
+        }
+
+        #[doc = "The false-positive rate expected at the current load (0 when empty)."]
+        #[doc = ""]
+        #[doc = concat!("```\n", $uses, "\n", $new, "new(100)?;\nassert_eq!(filter.expected_false_positive_rate(), 0.0);\nfilter.insert(\"a\")?;\nassert!(filter.expected_false_positive_rate() < filter.false_positive_rate());\n# Ok::<(), Box<dyn std::error::Error>>(())\n```")]
+        pub fn expected_false_positive_rate(&self) -> f64 {
+            self.config.expected_false_positive_rate(self.len())
+        }
+    };
+}
+pub(crate) use filter_parameters;
+
 /// The default fingerprint width: about 0.2% false positives at the default bucket size.
 pub const DEFAULT_FINGERPRINT_BITS: u32 = 12;
 /// The default number of slots per bucket.

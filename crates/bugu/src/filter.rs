@@ -7,7 +7,7 @@ use std::hash::Hash;
 use std::ops::RangeBounds;
 
 use crate::batch::{LOOKAHEAD, Lookahead};
-use crate::config::{Builder, Config};
+use crate::config::{Builder, Config, filter_parameters};
 use crate::cuckoo::PathSearch;
 use crate::error::{ConfigError, Error, InsertError};
 use crate::hash::Addressing;
@@ -297,82 +297,6 @@ impl<S: AsRef<[u8]>> CuckooFilterIn<S> {
         self.len
     }
 
-    /// Whether nothing is stored.
-    ///
-    /// ```
-    /// assert!(bugu::CuckooFilter::new(10)?.is_empty());
-    /// # Ok::<(), bugu::ConfigError>(())
-    /// ```
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// The number of items the filter was sized for (it may hold a few more).
-    ///
-    /// ```
-    /// assert_eq!(bugu::CuckooFilter::new(12_345)?.capacity(), 12_345);
-    /// # Ok::<(), bugu::ConfigError>(())
-    /// ```
-    pub fn capacity(&self) -> usize {
-        self.config.capacity
-    }
-
-    /// Number of buckets in the table.
-    ///
-    /// ```
-    /// // Sized exactly: 1,000 items at 95% load in buckets of 4, plus slack, rounded up to even.
-    /// assert_eq!(bugu::CuckooFilter::new(1_000)?.bucket_count(), 296);
-    /// # Ok::<(), bugu::ConfigError>(())
-    /// ```
-    pub fn bucket_count(&self) -> usize {
-        self.config.buckets
-    }
-
-    /// Slots per bucket.
-    ///
-    /// ```
-    /// assert_eq!(bugu::CuckooFilter::new(10)?.bucket_size(), 4);
-    /// # Ok::<(), bugu::ConfigError>(())
-    /// ```
-    pub fn bucket_size(&self) -> usize {
-        self.config.bucket_size
-    }
-
-    /// Fingerprint width in bits.
-    ///
-    /// ```
-    /// assert_eq!(bugu::CuckooFilter::new(10)?.fingerprint_bits(), 12);
-    /// # Ok::<(), bugu::ConfigError>(())
-    /// ```
-    pub fn fingerprint_bits(&self) -> u32 {
-        self.config.fingerprint_bits
-    }
-
-    /// How many buckets an insert's path search may examine (a view keeps it for its owned
-    /// copies).
-    ///
-    /// ```
-    /// assert_eq!(bugu::CuckooFilter::new(10)?.eviction_limit(), 500);
-    /// # Ok::<(), bugu::ConfigError>(())
-    /// ```
-    pub fn eviction_limit(&self) -> usize {
-        self.config.eviction_limit
-    }
-
-    /// Share of slots in use, from 0 to 1.
-    ///
-    /// ```
-    /// use bugu::{CuckooFilter, FilterMut};
-    /// let mut filter = CuckooFilter::new(100)?;
-    /// assert_eq!(filter.load_factor(), 0.0);
-    /// filter.insert("a")?;
-    /// assert!(filter.load_factor() > 0.0);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn load_factor(&self) -> f64 {
-        self.config.load_factor(self.len)
-    }
-
     /// Bytes of memory the table occupies (the packed buckets plus 16 bytes of padding).
     ///
     /// ```
@@ -384,46 +308,10 @@ impl<S: AsRef<[u8]>> CuckooFilterIn<S> {
         self.lookup.table.memory_bytes()
     }
 
-    /// Bits of memory per stored item; infinite while the filter is empty.
-    ///
-    /// ```
-    /// use bugu::{CuckooFilter, FilterMut};
-    /// let mut filter = CuckooFilter::new(100_000)?;
-    /// for i in 0..100_000u32 {
-    ///     filter.insert(&i)?;
-    /// }
-    /// assert!(filter.bits_per_item() < 13.0);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn bits_per_item(&self) -> f64 {
-        self.memory_bytes() as f64 * 8.0 / self.len as f64
-    }
-
-    /// The false-positive rate the configuration guarantees: the bound at full occupancy. When the
-    /// filter was built from a target rate, this is at most that target.
-    ///
-    /// ```
-    /// let filter = bugu::CuckooFilter::builder().capacity(10).false_positive_rate(0.01).build()?;
-    /// assert!(filter.false_positive_rate() <= 0.01);
-    /// # Ok::<(), bugu::ConfigError>(())
-    /// ```
-    pub fn false_positive_rate(&self) -> f64 {
-        self.config.false_positive_rate()
-    }
-
-    /// The false-positive rate expected at the current load (0 when empty).
-    ///
-    /// ```
-    /// use bugu::{CuckooFilter, FilterMut};
-    /// let mut filter = CuckooFilter::new(100)?;
-    /// assert_eq!(filter.expected_false_positive_rate(), 0.0);
-    /// filter.insert("a")?;
-    /// assert!(filter.expected_false_positive_rate() < filter.false_positive_rate());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn expected_false_positive_rate(&self) -> f64 {
-        self.config.expected_false_positive_rate(self.len)
-    }
+    filter_parameters!(
+        uses: "use bugu::{CuckooFilter, Filter, FilterMut};",
+        new: "let mut filter = bugu::CuckooFilter::"
+    );
 
     /// Occupancy statistics (walks the whole table).
     ///

@@ -25,7 +25,7 @@ use std::io;
 use std::path::Path;
 
 use crate::batch::{LOOKAHEAD, Lookahead, locate_and_prefetch};
-use crate::config::{Builder, Config};
+use crate::config::{Builder, Config, filter_parameters};
 use crate::cuckoo::PathSearch;
 use crate::error::{ConfigError, InsertError};
 use crate::filter::{CuckooFilter, CuckooFilterIn};
@@ -170,50 +170,15 @@ impl ConcurrentFilter {
         self.shared.items()
     }
 
-    /// Whether nothing is stored.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// The number of items the filter was sized for.
-    pub fn capacity(&self) -> usize {
-        self.config.capacity
-    }
-
-    /// Number of buckets.
-    pub fn bucket_count(&self) -> usize {
-        self.config.buckets
-    }
-
-    /// Slots per bucket.
-    pub fn bucket_size(&self) -> usize {
-        self.config.bucket_size
-    }
-
-    /// Fingerprint width in bits.
-    pub fn fingerprint_bits(&self) -> u32 {
-        self.config.fingerprint_bits
-    }
-
-    /// Share of the slots in use.
-    pub fn load_factor(&self) -> f64 {
-        self.config.load_factor(self.len())
-    }
-
     /// Bytes of memory the table and its stripes take.
     pub fn memory_bytes(&self) -> usize {
         self.shared.memory_bytes()
     }
 
-    /// The false-positive bound of the full filter, as [`CuckooFilter::false_positive_rate`].
-    pub fn false_positive_rate(&self) -> f64 {
-        self.config.false_positive_rate()
-    }
-
-    /// The false-positive bound at the current load.
-    pub fn expected_false_positive_rate(&self) -> f64 {
-        self.config.expected_false_positive_rate(self.len())
-    }
+    filter_parameters!(
+        uses: "use bugu::{ConcurrentFilter, Filter};",
+        new: "let filter = bugu::ConcurrentFilter::"
+    );
 
     /// Occupancy statistics, read without stopping writers: exact when none runs.
     ///

@@ -285,35 +285,45 @@ impl SharedTable {
         for bucket in buckets {
             stripes.add(self.stripe_of(bucket));
         }
-        stripes.sort();
-        for &stripe in stripes.as_slice() {
-            self.take(stripe);
-        }
-        WriteGuard { shared: self, stripes }
+        self.take_all(stripes)
     }
 
     /// Takes every stripe: no write runs until the guard is dropped (lookups still do).
     pub(crate) fn lock_all(&self) -> WriteGuard<'_> {
-        let stripes = StripeSet::Many((0..self.stripes.len()).collect());
-        for stripe in 0..self.stripes.len() {
-            self.take(stripe);
+        self.take_all(StripeSet::Many((0..self.stripes.len()).map(|stripe| (stripe, 0)).collect()))
+    }
+
+    /// Takes the stripes of a set in ascending order (no two writers then wait for each other in
+    /// a cycle), noting the odd version each now has.
+    fn take_all(&self, mut stripes: StripeSet) -> WriteGuard<'_> {
+        stripes.sort();
+        for (stripe, version) in stripes.entries_mut() {
+            *version = self.take(*stripe);
         }
+        // Orders the odd versions before the data stores that follow (see the module docs).
+        fence(Ordering::Release);
         WriteGuard { shared: self, stripes }
     }
 
     /// Takes a stripe: sets the low bit of its version (even to odd), waiting while another
-    /// writer holds it.
-    fn take(&self, stripe: usize) {
+    /// writer holds it. Returns the odd version.
+    fn take(&self, stripe: usize) -> u64 {
         let version = &self.stripes[stripe].version;
         let mut waiting = Waiting::default();
-        while version.fetch_or(1, Ordering::Acquire) & 1 == 1 {
-            // Held: wait for an even version without writing, then try again.
+        loop {
+            let previous = version.fetch_or(1, Ordering::Acquire);
+            if previous & 1 == 0 {
+                return previous | 1;
+            }
+            // Held: wait for an even version without writing, then try again. (Under loom, a
+            // relaxed load may keep returning the old odd version; the next `fetch_or` reads the
+            // latest.)
+            waiting.wait();
+            #[cfg(not(loom))]
             while version.load(Ordering::Relaxed) & 1 == 1 {
                 waiting.wait();
             }
         }
-        // Orders the odd version before the data stores that follow (see the module docs).
-        fence(Ordering::Release);
     }
 }
 
@@ -327,43 +337,48 @@ fn unchanged(stripes: (&Stripe, &Stripe), versions: (u64, u64)) -> bool {
         && stripes.1.version.load(Ordering::Relaxed) == versions.1
 }
 
-/// The stripes a writer holds, sorted; two or fewer without allocating.
+/// The stripes a writer holds, with the odd version each has while held: sorted by stripe once
+/// taken, and two or fewer without allocating.
 enum StripeSet {
-    Few([usize; 2], usize),
-    Many(Vec<usize>),
+    Few([(usize, u64); 2], usize),
+    Many(Vec<(usize, u64)>),
 }
 
 impl Default for StripeSet {
     fn default() -> Self {
-        StripeSet::Few([0; 2], 0)
+        StripeSet::Few([(0, 0); 2], 0)
     }
 }
 
 impl StripeSet {
     fn add(&mut self, stripe: usize) {
-        if self.as_slice().contains(&stripe) {
+        if self.entries().iter().any(|&(held, _)| held == stripe) {
             return;
         }
         match self {
             StripeSet::Few(few, count) if *count < 2 => {
-                few[*count] = stripe;
+                few[*count] = (stripe, 0);
                 *count += 1;
             }
-            StripeSet::Few(few, _) => *self = StripeSet::Many(vec![few[0], few[1], stripe]),
-            StripeSet::Many(many) => many.push(stripe),
+            StripeSet::Few(few, _) => *self = StripeSet::Many(vec![few[0], few[1], (stripe, 0)]),
+            StripeSet::Many(many) => many.push((stripe, 0)),
         }
     }
 
     fn sort(&mut self) {
+        self.entries_mut().sort_unstable_by_key(|&(stripe, _)| stripe);
+    }
+
+    fn entries(&self) -> &[(usize, u64)] {
         match self {
-            StripeSet::Few(few, count) => few[..*count].sort_unstable(),
-            StripeSet::Many(many) => many.sort_unstable(),
+            StripeSet::Few(few, count) => &few[..*count],
+            StripeSet::Many(many) => many,
         }
     }
 
-    fn as_slice(&self) -> &[usize] {
+    fn entries_mut(&mut self) -> &mut [(usize, u64)] {
         match self {
-            StripeSet::Few(few, count) => &few[..*count],
+            StripeSet::Few(few, count) => &mut few[..*count],
             StripeSet::Many(many) => many,
         }
     }
@@ -381,19 +396,38 @@ impl WriteGuard<'_> {
         self.shared.table.by_ref()
     }
 
-    /// Records `delta` items added (negative: removed).
+    /// Records `delta` items added (negative: removed), in the count of the first held stripe,
+    /// which no other thread writes meanwhile (under loom, a read-modify-write: see
+    /// [`replace_bits`]).
     pub(crate) fn count_items(&self, delta: isize) {
-        let items = &self.shared.stripes[self.stripes.as_slice()[0]].items;
+        let items = &self.shared.stripes[self.stripes.entries()[0].0].items;
+        #[cfg(not(loom))]
+        items.store(items.load(Ordering::Relaxed).wrapping_add_signed(delta), Ordering::Relaxed);
+        #[cfg(loom)]
         items.fetch_add(delta as usize, Ordering::Relaxed);
     }
 }
 
 impl Drop for WriteGuard<'_> {
     fn drop(&mut self) {
-        for &stripe in self.stripes.as_slice().iter().rev() {
-            // Odd to the next even version.
-            self.shared.stripes[stripe].version.fetch_add(1, Ordering::Release);
+        for &(stripe, odd) in self.stripes.entries().iter().rev() {
+            release(&self.shared.stripes[stripe].version, odd);
         }
+    }
+}
+
+/// Releases a stripe whose version the caller set to `odd`: the next even version, with release
+/// ordering. Only the holder writes a held version, so a store does; under loom, a read-modify-write
+/// with the same effect, since loom lets a waiting writer's spinning reads keep returning the old
+/// value of a plain store without bound (its models then never end).
+#[inline(always)]
+fn release(version: &AtomicU64, odd: u64) {
+    #[cfg(not(loom))]
+    version.store(odd + 1, Ordering::Release);
+    #[cfg(loom)]
+    {
+        let _ = odd;
+        version.fetch_add(1, Ordering::Release);
     }
 }
 
@@ -461,7 +495,8 @@ mod tests {
         assert_ne!(shared.stripe_of(0), shared.stripe_of(64));
         {
             let guard = shared.lock([64, 0, 64]);
-            assert_eq!(guard.stripes.as_slice(), &[0, 1]);
+            let held: Vec<usize> = guard.stripes.entries().iter().map(|&(stripe, _)| stripe).collect();
+            assert_eq!(held, [0, 1]);
             guard.table().set(64, 2, 0xabc);
             guard.count_items(1);
         }
@@ -469,7 +504,7 @@ mod tests {
         assert_eq!(found, Some(2));
         assert_eq!(shared.items(), 1);
         let all = shared.lock_all();
-        assert_eq!(all.stripes.as_slice().len(), shared.stripes.len());
+        assert_eq!(all.stripes.entries().len(), shared.stripes.len());
         drop(all);
         assert!(shared.memory_bytes() > shared.racy().memory_bytes());
     }

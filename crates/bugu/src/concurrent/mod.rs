@@ -34,7 +34,7 @@ use crate::membership::{Filter, item_updates};
 use crate::persist::PersistError;
 use crate::stats::Stats;
 use crate::table::AllocFailed;
-use crate::table::shared::SharedTable;
+use crate::table::shared::{SharedTable, WriteGuard};
 
 /// A cuckoo filter shared between threads: `Send + Sync`, every operation through `&self`,
 /// lookups without locks (see [the module docs](crate::concurrent)).
@@ -244,7 +244,7 @@ impl ConcurrentFilter {
     /// ```
     pub fn remove_hash(&self, hash: u64) -> bool {
         let (fingerprint, b1, b2) = self.addressing.locate(hash);
-        let guard = self.shared.lock([b1, b2]);
+        let guard = self.shared.lock_two(b1, b2);
         let mut table = guard.table();
         for bucket in [b1, b2] {
             if let Some(slot) = table.find(bucket, fingerprint) {
@@ -290,50 +290,70 @@ impl ConcurrentFilter {
     /// Stores a located fingerprint; with `unique`, only if it is absent while the item's stripes
     /// are held (`Ok(false)` otherwise).
     ///
-    /// First, under the locks of the item's two buckets, the emptier one takes it if it has room.
-    /// Otherwise a path of moves is searched without locks, then applied under the locks of all
-    /// its buckets (and the item's) if it is still valid; if another writer changed it meanwhile,
-    /// the search starts again. From one thread this is exactly [`CuckooFilter`]'s insert.
+    /// First, the emptier of the item's two buckets takes it if it has room (under the lock of
+    /// that bucket alone, or of both for `unique`). Otherwise a path of moves is searched without
+    /// locks, then applied under the locks of all its buckets (and the item's) if it is still
+    /// valid; if another writer changed it meanwhile, the search starts again. From one thread
+    /// this is exactly [`CuckooFilter`]'s insert.
     fn insert_located(
         &self,
         located @ (fingerprint, b1, b2): (u32, usize, usize),
         unique: bool,
     ) -> Result<bool, InsertError> {
-        let mut search: Option<PathSearch> = None;
-        loop {
-            let path = match &mut search {
-                None => None,
-                Some(search) => {
-                    let limit = self.config.eviction_limit;
-                    match search.search(self.shared.racy(), &self.addressing, (b1, b2), limit) {
-                        Some(path) => Some(path),
-                        None => return Err(self.insert_error(located)),
-                    }
-                }
-            };
-            let path_buckets =
-                search.as_ref().zip(path).into_iter().flat_map(|(search, path)| search.buckets(path));
-            let guard = self.shared.lock([b1, b2].into_iter().chain(path_buckets));
-            let mut table = guard.table();
-            if unique && table.contains_located(|| located) {
-                return Ok(false);
-            }
-            // A free slot (at first, or freed while the path was searched) is taken as a
-            // single-threaded insert would.
-            if let Some((bucket, slot)) = table.free_slot_in_emptier(b1, b2) {
-                table.set(bucket, slot, fingerprint);
-                guard.count_items(1);
-                return Ok(true);
-            }
-            if let (Some(search), Some(path)) = (&search, path) {
-                if search.is_valid(&table, &self.addressing, path) {
-                    search.apply(&mut table, &self.addressing, path, fingerprint);
+        // Most inserts change one bucket: choose it from an unlocked read, then take only its
+        // stripe and check that the slot is still free. (An exact `insert_unique` must hold both
+        // buckets while it checks for the item.)
+        if !unique {
+            if let Some((bucket, slot)) = self.shared.racy().free_slot_in_emptier(b1, b2) {
+                let guard = self.shared.lock_one(bucket);
+                let mut table = guard.table();
+                if table.get(bucket, slot) == 0 {
+                    table.set(bucket, slot, fingerprint);
                     guard.count_items(1);
                     return Ok(true);
                 }
             }
-            search.get_or_insert_with(PathSearch::default);
         }
+        if let Some(added) = self.store_if_room(&self.shared.lock_two(b1, b2), located, unique) {
+            return Ok(added);
+        }
+        let mut search = PathSearch::default();
+        loop {
+            let limit = self.config.eviction_limit;
+            let Some(path) = search.search(self.shared.racy(), &self.addressing, (b1, b2), limit) else {
+                return Err(self.insert_error(located));
+            };
+            let guard = self.shared.lock_many(search.buckets(path).chain([b1, b2]));
+            // A slot freed while the path was searched is taken, as a single-threaded insert would.
+            if let Some(added) = self.store_if_room(&guard, located, unique) {
+                return Ok(added);
+            }
+            if search.is_valid(&guard.table(), &self.addressing, path) {
+                search.apply(&mut guard.table(), &self.addressing, path, fingerprint);
+                guard.count_items(1);
+                return Ok(true);
+            }
+            // Another writer changed the path meanwhile: search again.
+        }
+    }
+
+    /// Under `guard`, which holds the stripes of both of the item's buckets: `Some(false)` if
+    /// `unique` and the item is present; `Some(true)` once the emptier bucket with room took the
+    /// fingerprint; `None` if both are full.
+    fn store_if_room(
+        &self,
+        guard: &WriteGuard<'_>,
+        located @ (fingerprint, b1, b2): (u32, usize, usize),
+        unique: bool,
+    ) -> Option<bool> {
+        let mut table = guard.table();
+        if unique && table.contains_located(|| located) {
+            return Some(false);
+        }
+        let (bucket, slot) = table.free_slot_in_emptier(b1, b2)?;
+        table.set(bucket, slot, fingerprint);
+        guard.count_items(1);
+        Some(true)
     }
 
     /// Why an insert found no path: the multiset limit if both buckets hold nothing but copies

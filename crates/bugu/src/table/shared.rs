@@ -279,24 +279,42 @@ impl SharedTable {
         }
     }
 
-    /// Takes the stripes of `buckets` (in any order, repeats allowed), in ascending order.
-    pub(crate) fn lock(&self, buckets: impl IntoIterator<Item = usize>) -> WriteGuard<'_> {
-        let mut stripes = StripeSet::default();
-        for bucket in buckets {
-            stripes.add(self.stripe_of(bucket));
-        }
-        self.take_all(stripes)
+    /// Takes the stripe of one bucket: what an insert into a free slot changes.
+    #[inline]
+    pub(crate) fn lock_one(&self, bucket: usize) -> WriteGuard<'_> {
+        self.take_sorted(StripeSet::Few([(self.stripe_of(bucket), 0), (0, 0)], 1))
+    }
+
+    /// Takes the stripes of an item's two buckets.
+    #[inline]
+    pub(crate) fn lock_two(&self, b1: usize, b2: usize) -> WriteGuard<'_> {
+        let (s1, s2) = (self.stripe_of(b1), self.stripe_of(b2));
+        let stripes = match s1 == s2 {
+            true => StripeSet::Few([(s1, 0), (0, 0)], 1),
+            false => StripeSet::Few([(s1.min(s2), 0), (s1.max(s2), 0)], 2),
+        };
+        self.take_sorted(stripes)
+    }
+
+    /// Takes the stripes of `buckets` (in any order, repeats allowed): a path of moves.
+    pub(crate) fn lock_many(&self, buckets: impl IntoIterator<Item = usize>) -> WriteGuard<'_> {
+        let mut stripes: Vec<(usize, u64)> =
+            buckets.into_iter().map(|bucket| (self.stripe_of(bucket), 0)).collect();
+        stripes.sort_unstable();
+        stripes.dedup();
+        self.take_sorted(StripeSet::Many(stripes))
     }
 
     /// Takes every stripe: no write runs until the guard is dropped (lookups still do).
     pub(crate) fn lock_all(&self) -> WriteGuard<'_> {
-        self.take_all(StripeSet::Many((0..self.stripes.len()).map(|stripe| (stripe, 0)).collect()))
+        self.take_sorted(StripeSet::Many((0..self.stripes.len()).map(|stripe| (stripe, 0)).collect()))
     }
 
-    /// Takes the stripes of a set in ascending order (no two writers then wait for each other in
-    /// a cycle), noting the odd version each now has.
-    fn take_all(&self, mut stripes: StripeSet) -> WriteGuard<'_> {
-        stripes.sort();
+    /// Takes a set of distinct stripes in ascending order (no two writers then wait for each
+    /// other in a cycle), noting the odd version each now has.
+    #[inline]
+    fn take_sorted(&self, mut stripes: StripeSet) -> WriteGuard<'_> {
+        debug_assert!(stripes.entries().windows(2).all(|pair| pair[0].0 < pair[1].0));
         for (stripe, version) in stripes.entries_mut() {
             *version = self.take(*stripe);
         }
@@ -307,6 +325,7 @@ impl SharedTable {
 
     /// Takes a stripe: sets the low bit of its version (even to odd), waiting while another
     /// writer holds it. Returns the odd version.
+    #[inline]
     fn take(&self, stripe: usize) -> u64 {
         let version = &self.stripes[stripe].version;
         let mut waiting = Waiting::default();
@@ -337,8 +356,8 @@ fn unchanged(stripes: (&Stripe, &Stripe), versions: (u64, u64)) -> bool {
         && stripes.1.version.load(Ordering::Relaxed) == versions.1
 }
 
-/// The stripes a writer holds, with the odd version each has while held: sorted by stripe once
-/// taken, and two or fewer without allocating.
+/// The stripes a writer holds, sorted and distinct, with the odd version each has while held; two
+/// or fewer without allocating.
 enum StripeSet {
     Few([(usize, u64); 2], usize),
     Many(Vec<(usize, u64)>),
@@ -351,24 +370,6 @@ impl Default for StripeSet {
 }
 
 impl StripeSet {
-    fn add(&mut self, stripe: usize) {
-        if self.entries().iter().any(|&(held, _)| held == stripe) {
-            return;
-        }
-        match self {
-            StripeSet::Few(few, count) if *count < 2 => {
-                few[*count] = (stripe, 0);
-                *count += 1;
-            }
-            StripeSet::Few(few, _) => *self = StripeSet::Many(vec![few[0], few[1], (stripe, 0)]),
-            StripeSet::Many(many) => many.push((stripe, 0)),
-        }
-    }
-
-    fn sort(&mut self) {
-        self.entries_mut().sort_unstable_by_key(|&(stripe, _)| stripe);
-    }
-
     fn entries(&self) -> &[(usize, u64)] {
         match self {
             StripeSet::Few(few, count) => &few[..*count],
@@ -474,7 +475,7 @@ mod tests {
             for (bucket, slot, value) in writes {
                 let (bucket, slot, value) = (bucket % buckets, slot % slots, value & mask);
                 owned.set(bucket, slot, value);
-                let guard = shared.lock([bucket]);
+                let guard = shared.lock_one(bucket);
                 guard.table().set(bucket, slot, value);
                 drop(guard);
                 prop_assert_eq!(shared.racy().get(bucket, slot), owned.get(bucket, slot));
@@ -494,7 +495,7 @@ mod tests {
         // Buckets 0 and 64 are in different blocks, hence different stripes.
         assert_ne!(shared.stripe_of(0), shared.stripe_of(64));
         {
-            let guard = shared.lock([64, 0, 64]);
+            let guard = shared.lock_many([64, 0, 64]);
             let held: Vec<usize> = guard.stripes.entries().iter().map(|&(stripe, _)| stripe).collect();
             assert_eq!(held, [0, 1]);
             guard.table().set(64, 2, 0xabc);

@@ -6,10 +6,12 @@
 //! - **lookups take no lock and write nothing shared**: they read the two buckets between two
 //!   reads of their stripes' versions and read again if a write overlapped; a found fingerprint is
 //!   returned at once;
-//! - **writers lock only the stripes they change**, in ascending order: an insert or a remove
-//!   locks the stripes of the item's two buckets; an insert that needs a path of moves searches it
-//!   without locks, then locks every bucket of the path, checks that the path is still valid (or
-//!   searches again) and applies it whole. Writers on other stripes run in parallel;
+//! - **writers lock only the stripes they change**, in ascending order: most inserts lock the
+//!   stripe of the one bucket they fill; a remove, an `insert_unique`, or an insert whose buckets
+//!   are both full, the stripes of the item's two buckets; an insert that needs a path of moves
+//!   searches it without locks, then locks every bucket of the path, checks that the path is
+//!   still valid (or searches again) and applies it whole. Writers on other stripes run in
+//!   parallel;
 //! - **the same answers and the same bytes**: hashing, sizing, configuration and insertion are
 //!   those of [`CuckooFilter`]; the same operations from one thread leave the same table, and the
 //!   conversions ([`from_filter`](ConcurrentFilter::from_filter),

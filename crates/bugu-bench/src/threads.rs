@@ -437,6 +437,8 @@ pub struct SizeRun {
     pub mix: MixPlan,
     /// Each filter's configuration and memory, in words.
     pub configs: BTreeMap<Row, String>,
+    /// Rounds asked for.
+    pub rounds_asked: usize,
     /// The rounds, in the order they ran.
     pub rounds: Vec<Round>,
     /// Skips and caps, in words.
@@ -914,6 +916,7 @@ impl<'a> SizeRunner<'a> {
             lookups: data.lookups.len(),
             mix: data.mix,
             configs: BTreeMap::new(),
+            rounds_asked: 0,
             rounds: Vec::new(),
             notes: Vec::new(),
         };
@@ -1172,19 +1175,37 @@ impl<'a> SizeRunner<'a> {
     }
 }
 
-/// Measures `rounds` rounds at `keys` keys (progress on stderr).
-pub fn measure_size(keys: usize, rounds: usize, options: &Options) -> SizeRun {
+/// Measures `rounds` rounds at `keys` keys (progress on stderr). With `finish_by`, a round after
+/// the first is started only if it would end by then, judging by the previous round's duration.
+pub fn measure_size(keys: usize, rounds: usize, options: &Options, finish_by: Option<Instant>) -> SizeRun {
     eprintln!("== {} keys: generating keys", grouped(keys));
     let mut runner = SizeRunner::new(keys, options);
+    runner.run.rounds_asked = rounds;
     for row in Row::ALL {
         if runner.skipped(row) {
             runner.run.notes.push(format!("{}: skipped at this size (--skip).", row.label()));
         }
     }
     runner.prepare_mix();
+    let mut last_round = Duration::ZERO;
     for round in 0..rounds {
+        if let Some(finish_by) = finish_by.filter(|_| round > 0) {
+            if Instant::now() + last_round > finish_by {
+                let note = format!(
+                    "rounds {} to {rounds} not run: one more round (the last took {:.1} min) would have ended after \
+                     the run's time budget (--budget-minutes).",
+                    round + 1,
+                    last_round.as_secs_f64() / 60.0
+                );
+                eprintln!("  {note}");
+                runner.run.notes.push(note);
+                break;
+            }
+        }
         eprintln!("== {} keys, round {}/{rounds}", grouped(keys), round + 1);
+        let started = Instant::now();
         runner.round(round);
+        last_round = started.elapsed();
     }
     runner.run
 }
@@ -1203,8 +1224,6 @@ pub struct Report {
     pub command: String,
     /// The options of the run.
     pub options: Options,
-    /// Rounds asked for at each size, in the order of the sizes.
-    pub rounds: Vec<usize>,
     /// The sizes measured so far.
     pub sizes: Vec<SizeRun>,
     /// Seconds the run took so far.
@@ -1273,7 +1292,7 @@ impl Report {
             lookups_per_insert = LOOKUPS_PER_INSERT,
             clock = grouped(CLOCK_EVERY),
         );
-        if self.rounds.iter().any(|&r| r < 3) {
+        if self.sizes.iter().any(|size| size.rounds.len() < 3) {
             out.push_str(
                 "\n**Fewer than 3 rounds at some size: its figures are less robust against the noise.**\n",
             );
@@ -1300,7 +1319,12 @@ impl SizeRun {
         for (row, config) in &self.configs {
             let _ = writeln!(out, "- {}: {config}", row.label());
         }
-        let _ = writeln!(out, "\nRounds (load average before / after):\n");
+        let _ = writeln!(
+            out,
+            "\n{} of {} round(s) asked for (load average before / after):\n",
+            self.rounds.len(),
+            self.rounds_asked
+        );
         for (i, round) in self.rounds.iter().enumerate() {
             let order: Vec<&str> = round.order.iter().map(|r| r.name()).collect();
             let _ = writeln!(
@@ -1426,6 +1450,7 @@ mod tests {
             lookups: 1000,
             mix: MixPlan::new(1000, None),
             configs: BTreeMap::new(),
+            rounds_asked: 3,
             rounds,
             notes: Vec::new(),
         }
@@ -1472,7 +1497,6 @@ mod tests {
                 skip: vec![],
                 seed: 42,
             },
-            rounds: vec![2],
             sizes: vec![size(vec![round(11.0), round(13.0)])],
             seconds: 90.0,
         };
@@ -1522,7 +1546,10 @@ mod tests {
             seed: 7,
         };
         // 4,200 keys: atomic-cuckoo-filter rounds 1,050 buckets up to 2,048, so it is half full.
-        let run = measure_size(4200, 1, &options);
+        // Two rounds asked, but a budget already spent: only the first runs, and the report says so.
+        let run = measure_size(4200, 2, &options, Some(Instant::now()));
+        assert_eq!((run.rounds.len(), run.rounds_asked), (1, 2));
+        assert!(run.notes.iter().any(|note| note.starts_with("rounds 2 to 2 not run")), "{:?}", run.notes);
         for workload in Workload::ALL {
             for row in Row::ALL.into_iter().filter(|row| row.runs(workload)) {
                 for t in row.threads(&options.threads) {

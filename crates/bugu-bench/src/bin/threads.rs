@@ -48,6 +48,10 @@ struct Cli {
     /// rwlock, mutex, atomic (e.g. `atomic@1e8`).
     #[arg(long, value_delimiter = ',')]
     skip: Vec<Skip>,
+    /// Time budget of the whole run, in minutes: a size's rounds after its first are started only
+    /// if they would end within it (judged by the previous round); the report says which were not.
+    #[arg(long)]
+    budget_minutes: Option<f64>,
     /// Seed of the keys.
     #[arg(long, default_value_t = 42)]
     seed: u64,
@@ -109,13 +113,13 @@ fn run(cli: &Cli) -> Result<(), String> {
         load: (machine::load_average(), None),
         command: std::env::args().skip(1).collect::<Vec<_>>().join(" "),
         options: cli.options(),
-        rounds: rounds.clone(),
         sizes: Vec::new(),
         seconds: 0.0,
     };
     let path = cli.out_dir.join("threads.md");
     for (&keys, &rounds) in cli.sizes.iter().zip(&rounds) {
-        let size = threads::measure_size(keys, rounds, &report.options);
+        let finish_by = cli.budget_minutes.map(|minutes| started + Duration::from_secs_f64(minutes * 60.0));
+        let size = threads::measure_size(keys, rounds, &report.options, finish_by);
         report.sizes.push(size);
         report.load.1 = machine::load_average();
         report.seconds = started.elapsed().as_secs_f64();
@@ -145,6 +149,7 @@ mod tests {
         let cli = cli.unwrap();
         assert_eq!(cli.rounds_per_size().unwrap(), vec![3, 1]);
         assert_eq!(cli.skip.len(), 2);
+        assert_eq!(Cli::try_parse_from(["x", "--budget-minutes", "25"]).unwrap().budget_minutes, Some(25.0));
         let cli = Cli::try_parse_from(["x", "--sizes", "1e6", "--rounds", "3,1"]).unwrap();
         assert!(cli.rounds_per_size().is_err());
         assert!(Cli::try_parse_from(["x", "--rounds", "0"]).is_err());

@@ -496,6 +496,8 @@ fn value(measure: Measure, ns_per_op: f64) -> f64 {
 #[derive(Debug, Default)]
 struct Work {
     ops: u64,
+    /// Keys of the thread's share of inserts it got to (all of them unless capped).
+    inserted: usize,
     /// Keys whose insert was refused.
     failed: Vec<u64>,
     capped: bool,
@@ -665,6 +667,7 @@ fn work(mut target: impl Ops, job: Job<'_>, deadline: Instant) -> Work {
                     }
                 }
                 work.ops += chunk.len() as u64;
+                work.inserted += chunk.len();
                 if work.ops < keys.len() as u64 && Instant::now() >= deadline {
                     work.capped = true;
                     break;
@@ -674,7 +677,6 @@ fn work(mut target: impl Ops, job: Job<'_>, deadline: Instant) -> Work {
         Job::Mix { lookups, inserts } => {
             let mut next = 0;
             let per_chunk = CLOCK_EVERY / (LOOKUPS_PER_INSERT + 1);
-            let mut done = 0;
             for chunk in inserts.chunks(per_chunk) {
                 for key in chunk {
                     for _ in 0..LOOKUPS_PER_INSERT {
@@ -688,9 +690,9 @@ fn work(mut target: impl Ops, job: Job<'_>, deadline: Instant) -> Work {
                         work.failed.push(*key);
                     }
                 }
-                done += chunk.len();
+                work.inserted += chunk.len();
                 work.ops += (chunk.len() * (LOOKUPS_PER_INSERT + 1)) as u64;
-                if done < inserts.len() && Instant::now() >= deadline {
+                if work.inserted < inserts.len() && Instant::now() >= deadline {
                     work.capped = true;
                     break;
                 }
@@ -734,6 +736,8 @@ fn missing_batched(filter: &ConcurrentFilter, keys: &[u64]) -> u64 {
 struct Outcome {
     sample: Sample,
     failed: Vec<u64>,
+    /// Per thread, in the order of the jobs: how many keys of its share of inserts it got to.
+    inserted: Vec<usize>,
 }
 
 /// Runs one worker per thread, all started together behind a barrier, and times them.
@@ -763,6 +767,7 @@ fn run_workers<W: FnOnce() -> Work + Send>(workers: Vec<W>) -> Outcome {
             / threads as f64;
     let cpu: Duration = results.iter().map(|r| r.2).sum();
     let mut failed = Vec::new();
+    let inserted = results.iter().map(|r| r.3.inserted).collect();
     let mut sample = Sample {
         ops: 0,
         wall_ns: wall.as_nanos() as f64,
@@ -779,7 +784,7 @@ fn run_workers<W: FnOnce() -> Work + Send>(workers: Vec<W>) -> Outcome {
         failed.extend(work.failed);
     }
     sample.failed = failed.len() as u64;
-    Outcome { sample, failed }
+    Outcome { sample, failed, inserted }
 }
 
 /// `keys` cut into `parts` contiguous slices whose lengths differ by at most one.
@@ -841,13 +846,26 @@ impl Keys {
         }
     }
 
-    /// The keys that must be found after a phase of `workload`.
-    fn to_check(&self, workload: Workload) -> Vec<&[u64]> {
-        let mut keys = vec![&self.present_lookups[..]];
-        if workload == Workload::Mix {
-            keys.push(&self.present[self.mix.prefill..self.mix.prefill + self.mix.inserts]);
+    /// The keys that must be found after a phase of `workload` with `threads` threads, which got
+    /// to `inserted` keys of their shares of inserts: the present lookup keys, and after a mix
+    /// the keys it inserted. After an insert phase capped by the limit, the present lookup keys
+    /// may not all have been inserted: the first keys each thread inserted are checked instead,
+    /// as many in all as there are present lookup keys.
+    fn to_check(&self, workload: Workload, threads: usize, inserted: &[usize], capped: bool) -> Vec<&[u64]> {
+        let shares = |keys| split(keys, threads).into_iter().zip(inserted);
+        match workload {
+            Workload::Inserts if capped => {
+                let each = self.present_lookups.len() / threads.max(1);
+                shares(&self.present).map(|(share, &done)| &share[..done.min(each)]).collect()
+            }
+            Workload::Lookups | Workload::Inserts => vec![&self.present_lookups[..]],
+            Workload::Mix => {
+                let mix = &self.present[self.mix.prefill..self.mix.prefill + self.mix.inserts];
+                let mut keys = vec![&self.present_lookups[..]];
+                keys.extend(shares(mix).map(|(share, &done)| &share[..done]));
+                keys
+            }
         }
-        keys
     }
 }
 
@@ -986,7 +1004,7 @@ impl<'a> SizeRunner<'a> {
         let (workload, row, threads) = key;
         let mut sample = outcome.sample;
         let failed: BTreeSet<u64> = outcome.failed.into_iter().collect();
-        let to_check = self.keys.to_check(workload);
+        let to_check = self.keys.to_check(workload, threads, &outcome.inserted, sample.capped);
         sample.checked =
             to_check.iter().flat_map(|k| k.iter()).filter(|k| !failed.contains(k)).count() as u64;
         sample.missing = missing(&to_check, &failed);
@@ -1280,7 +1298,9 @@ impl Report {
              - **False negatives**: after every phase, untimed, the present lookup keys (and after a mix, the \
              keys it inserted) are looked up again through the same path (batched for the batched row); one \
              reported absent is a false negative. After an insert phase this is a sample (the present lookup \
-             keys), not all `n` keys.\n\
+             keys), not all `n` keys. Keys whose insert was refused are not checked; after a phase capped by \
+             the phase limit, only keys the threads got to are (after a capped insert phase: the first ones \
+             each thread inserted).\n\
              - **Filters**: bugu's rows all use bugu's default configuration for capacity `n`; \
              atomic-cuckoo-filter is `with_capacity(n)`, as in the `compare` harness. One filter is measured at \
              a time (the two 80% starting filters of the mix are kept for the whole size).\n\
@@ -1522,6 +1542,29 @@ mod tests {
         assert!(skip.applies(Row::ConcurrentBatch, 1000));
         assert!(!skip.applies(Row::ConcurrentBatch, 2000));
         assert!(!skip.applies(Row::Cuckoo, 1000));
+    }
+
+    #[test]
+    fn only_keys_a_capped_phase_inserted_are_checked() {
+        let options = Options {
+            threads: vec![1, 2],
+            max_lookups: 1000,
+            max_mix_ops: None,
+            phase_limit: Duration::from_secs(60),
+            skip: vec![],
+            seed: 1,
+        };
+        let keys = Keys::new(1000, &options);
+        let lengths = |slices: Vec<&[u64]>| slices.iter().map(|s| s.len()).collect::<Vec<_>>();
+        assert_eq!(lengths(keys.to_check(Workload::Inserts, 2, &[500, 500], false)), vec![500]);
+        // Capped: each thread's first keys, at most 250 each (500 present lookup keys in all).
+        let capped = keys.to_check(Workload::Inserts, 2, &[10, 400], true);
+        assert_eq!(lengths(capped.clone()), vec![10, 250]);
+        assert_eq!(capped[1][0], keys.present[500]);
+        // The mix: the present lookup keys, then what each thread got to of its 100 inserts.
+        let mix = keys.to_check(Workload::Mix, 2, &[30, 100], true);
+        assert_eq!(lengths(mix.clone()), vec![500, 30, 100]);
+        assert_eq!((mix[1][0], mix[2][0]), (keys.present[800], keys.present[900]));
     }
 
     #[test]

@@ -9,7 +9,9 @@
 //! - [`report`]: markdown, CSV and SVG charts;
 //! - [`cli`]: argument parsing shared by the binaries;
 //! - [`fastfilter_cpp`], [`memory_floor`] and [`vs_fastfilter`]: the side-by-side run against the
-//!   C++ reference benchmark, and the memory floor it is judged against.
+//!   C++ reference benchmark, and the memory floor it is judged against;
+//! - [`threads`]: `bugu::ConcurrentFilter` against locked filters and `atomic-cuckoo-filter`, at
+//!   1 and 2 threads.
 //!
 //! It is a measuring tool only: every figure it prints comes from the run that prints it.
 
@@ -22,6 +24,7 @@ pub mod memory_floor;
 pub mod report;
 pub mod run;
 pub mod seed_table;
+pub mod threads;
 pub mod timing;
 pub mod vs_fastfilter;
 pub mod workload;

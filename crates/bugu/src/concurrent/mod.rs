@@ -199,8 +199,8 @@ impl ConcurrentFilter {
     /// Whether an item located at `(fingerprint, b1, b2)` may be present: both buckets read at
     /// one moment between writes (see the module docs).
     #[inline(always)]
-    fn contains_located(&self, located @ (_, b1, b2): (u32, usize, usize)) -> bool {
-        self.shared.read((b1, b2), |table| table.contains_located(|| located), |&found| found)
+    fn contains_located(&self, located: (u32, usize, usize)) -> bool {
+        self.shared.contains(|| located)
     }
 
     /// Stores one copy of an item with this hash. On error the filter is unchanged.
@@ -387,7 +387,8 @@ impl Filter for ConcurrentFilter {
 
     #[inline]
     fn contains_hash(&self, hash: u64) -> bool {
-        self.contains_located(self.addressing.locate(hash))
+        // Located after the geometry's dispatch (see `SharedTable::contains`).
+        self.shared.contains(|| self.addressing.locate(hash))
     }
 
     fn count_hash(&self, hash: u64) -> usize {

@@ -20,7 +20,7 @@ use bugu_bench::report::csv;
 use bugu_bench::threads::{self, Options, Report, Skip};
 use clap::Parser;
 
-/// Measure bugu::ConcurrentFilter against RwLock/Mutex<CuckooFilter> and atomic-cuckoo-filter,
+/// Measure `bugu::ConcurrentFilter` against `RwLock`/`Mutex<CuckooFilter>` and `atomic-cuckoo-filter`,
 /// with 1 and 2 threads, and print the medians and the targets.
 #[derive(Debug, Parser)]
 #[command(version)]

@@ -395,8 +395,8 @@ impl Filter for ConcurrentFilter {
         self.count_located(self.addressing.locate(hash))
     }
 
-    /// Pipelined as [`CuckooFilter`]'s batches are: each item's buckets are fetched
-    /// [`LOOKAHEAD`] items ahead; each answer is read as [`contains_hash`](Self::contains_hash) reads it.
+    /// Pipelined as [`CuckooFilter`]'s batches are: each item's buckets are fetched 16 items
+    /// ahead; each answer is read as [`contains_hash`](Self::contains_hash) reads it.
     fn contains_hash_batch(&self, hashes: &[u64]) -> Vec<bool> {
         let locate = |hash| locate_and_prefetch(&self.addressing, self.shared.racy(), hash);
         let mut ahead = Lookahead::new(hashes.iter().copied(), locate);

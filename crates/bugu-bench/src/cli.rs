@@ -11,6 +11,16 @@ pub fn parse_count(text: &str) -> Result<usize, String> {
     Ok(value as usize)
 }
 
+/// A number of keys ([`parse_count`]) from `min` to 10^9.
+pub fn parse_keys(text: &str, min: usize) -> Result<usize, String> {
+    let keys = parse_count(text)?;
+    if (min..=1_000_000_000).contains(&keys) {
+        Ok(keys)
+    } else {
+        Err(format!("number of keys must be from {min} to 1e9: {text}"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -21,6 +31,13 @@ mod tests {
         assert_eq!(parse_count("10_000_000"), Ok(10_000_000));
         assert_eq!(parse_count("1e7"), Ok(10_000_000));
         assert_eq!(parse_count(" 2.5e3 "), Ok(2_500));
+    }
+
+    #[test]
+    fn key_counts_are_bounded() {
+        assert_eq!(parse_keys("1e7", 1000), Ok(10_000_000));
+        assert!(parse_keys("999", 1000).is_err());
+        assert!(parse_keys("2e9", 1000).is_err());
     }
 
     #[test]

@@ -61,12 +61,7 @@ struct Cli {
 }
 
 fn parse_size(text: &str) -> Result<usize, String> {
-    let keys = parse_count(text)?;
-    if (1000..=1_000_000_000).contains(&keys) {
-        Ok(keys)
-    } else {
-        Err(format!("number of keys must be from 1000 to 1e9: {text}"))
-    }
+    bugu_bench::cli::parse_keys(text, 1000)
 }
 
 impl Cli {

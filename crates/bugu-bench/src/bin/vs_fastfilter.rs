@@ -16,7 +16,6 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use bugu_bench::cli::parse_count;
 use bugu_bench::compare::{self, KeyType, Options};
 use bugu_bench::contender::Kind;
 use bugu_bench::fastfilter_cpp::{self, CUCKOO12, SEMI_SORT13};
@@ -58,12 +57,7 @@ struct Cli {
 }
 
 fn parse_size(text: &str) -> Result<usize, String> {
-    let keys = parse_count(text)?;
-    if (100..=1_000_000_000).contains(&keys) {
-        Ok(keys)
-    } else {
-        Err(format!("number of keys must be from 100 to 1e9: {text}"))
-    }
+    bugu_bench::cli::parse_keys(text, 100)
 }
 
 fn main() -> ExitCode {

@@ -4,8 +4,7 @@
 //! buckets (the protocol, and why a lookup never misses an item that is being moved, are explained
 //! in the table's `shared` module and in `docs/concurrency.md`):
 //! - **lookups take no lock and write nothing shared**: they read the two buckets between two
-//!   reads of their stripes' versions and read again if a write overlapped; a found fingerprint is
-//!   returned at once;
+//!   reads of their stripes' versions and read again if a write overlapped;
 //! - **writers lock only the stripes they change**, in ascending order: most inserts lock the
 //!   stripe of the one bucket they fill; a remove, an `insert_unique`, or an insert whose buckets
 //!   are both full, the stripes of the item's two buckets; an insert that needs a path of moves

@@ -19,10 +19,12 @@
 //! order (no deadlock), changes the buckets, and releases them.
 //!
 //! A reader takes no lock and writes nothing shared. It reads the versions of its item's two
-//! buckets' stripes, waiting while either is odd; reads both buckets; then reads the versions again.
-//! If they are unchanged, no write to either bucket overlapped the read: the buckets were read as
-//! they were at one moment, and the answer is exact for that moment. Otherwise it reads again. A
-//! *found* fingerprint is returned at once, since a filter's positive answer is only "maybe" anyway.
+//! buckets' stripes, reads both buckets, then reads the versions again. If both were even and are
+//! unchanged, no write to either bucket overlapped the read: the buckets were read as they were at
+//! one moment, and the answer is exact for that moment. Otherwise it backs off and reads again; on
+//! these retries a *found* fingerprint is returned at once, since a filter's positive answer is
+//! only "maybe" anyway. (The first attempt branches on the versions only: see
+//! [`SharedTable::contains`].)
 //!
 //! Why no false negative: an item's fingerprint only ever lives in its two buckets, and a write
 //! that moves it between them (an insert's path of moves) holds both buckets' stripes for the whole
@@ -52,7 +54,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering, fence};
 /// Buckets per block: 64 buckets of `bits` bits take `bits` whole 64-bit words.
 pub(crate) const BLOCK_BUCKETS: usize = 64;
 
-/// At most this many stripes: their versions (one cache line each) then fit in a core's L2, so
+/// At most this many stripes: their versions (128 bytes apart) then fit in a core's L2, so
 /// a lookup's two version reads hit the cache, and 2 to 8 threads rarely meet on one stripe.
 const MAX_STRIPES: usize = 4096;
 

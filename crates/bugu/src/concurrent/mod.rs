@@ -166,7 +166,7 @@ impl ConcurrentFilter {
     }
 
     /// Number of stored fingerprints (inserts minus successful removes), exact when no write is in
-    /// progress.
+    /// progress; while writers run, it may be off by the writes in flight.
     pub fn len(&self) -> usize {
         self.shared.items()
     }

@@ -228,9 +228,15 @@ impl SharedTable {
         self.table.memory_bytes() + std::mem::size_of_val(&*self.stripes)
     }
 
-    /// Items stored: exact when no write is in progress.
+    /// Items stored: exact when no write is in progress. While writers run, the stripes are read
+    /// one after another, so an item inserted under one stripe and removed under another can be
+    /// seen removed but not inserted: the sum is then clamped at zero rather than wrapping round.
     pub(crate) fn items(&self) -> usize {
-        self.stripes.iter().fold(0usize, |sum, stripe| sum.wrapping_add(stripe.items.load(Ordering::Relaxed)))
+        let sum = self
+            .stripes
+            .iter()
+            .fold(0usize, |sum, stripe| sum.wrapping_add(stripe.items.load(Ordering::Relaxed)));
+        (sum as isize).max(0) as usize
     }
 
     #[inline(always)]

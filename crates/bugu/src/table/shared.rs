@@ -573,6 +573,13 @@ mod tests {
         let found = shared.read((0, 64), |table| table.find(64, 0xabc), |_| false);
         assert_eq!(found, Some(2));
         assert_eq!(shared.items(), 1);
+        // A removal counted before its insert is seen (another stripe) reads as zero, not 2^64 - 1.
+        shared.lock_one(0).count_items(-2);
+        assert_eq!(shared.items(), 0);
+        shared.lock_one(64).count_items(1);
+        assert_eq!(shared.items(), 0);
+        shared.lock_one(64).count_items(1);
+        assert_eq!(shared.items(), 1);
         let all = shared.lock_all();
         assert_eq!(all.stripes.entries().len(), shared.stripes.len());
         drop(all);

@@ -21,6 +21,17 @@ pub fn parse_keys(text: &str, min: usize) -> Result<usize, String> {
     }
 }
 
+/// A binary's exit: success, or the error on one line of standard error and failure.
+pub fn exit_code(result: Result<(), String>) -> std::process::ExitCode {
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

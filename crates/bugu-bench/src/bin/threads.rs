@@ -90,14 +90,7 @@ impl Cli {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match run(&cli) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("error: {error}");
-            ExitCode::FAILURE
-        }
-    }
+    bugu_bench::cli::exit_code(run(&Cli::parse()))
 }
 
 fn run(cli: &Cli) -> Result<(), String> {

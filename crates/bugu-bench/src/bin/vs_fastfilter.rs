@@ -61,14 +61,7 @@ fn parse_size(text: &str) -> Result<usize, String> {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match run(&cli) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("error: {error}");
-            ExitCode::FAILURE
-        }
-    }
+    bugu_bench::cli::exit_code(run(&Cli::parse()))
 }
 
 fn run(cli: &Cli) -> Result<(), String> {

@@ -136,7 +136,13 @@ fn key(thread: usize, i: usize) -> u64 {
 /// step that every key it holds is found; a reader checks keys inserted before the start that no
 /// one removes. Returns the filter and the number of operations run.
 fn mixed_workload(threads: usize, capacity: usize, rounds: usize) -> (ConcurrentFilter, u64) {
-    let filter = Arc::new(ConcurrentFilter::new(capacity).unwrap());
+    mixed_workload_on(ConcurrentFilter::builder().capacity(capacity), threads, rounds)
+}
+
+/// [`mixed_workload`] on a filter of any configuration.
+fn mixed_workload_on(builder: crate::Builder, threads: usize, rounds: usize) -> (ConcurrentFilter, u64) {
+    let filter = Arc::new(builder.build_concurrent().unwrap());
+    let capacity = filter.capacity();
     let pinned: Vec<u64> = (0..capacity / 4).map(|i| key(99, i)).collect();
     for k in &pinned {
         filter.insert(k).unwrap();
@@ -212,6 +218,21 @@ fn mixed_workload(threads: usize, capacity: usize, rounds: usize) -> (Concurrent
 fn threads_never_miss_their_live_keys() {
     for threads in [2, 4, 8] {
         mixed_workload(threads, 20_000, 300);
+    }
+}
+
+/// The same churn on geometries whose buckets straddle words differently: semi-sorted 13-bit
+/// buckets (6 bytes, re-sorted on every write), 8 x 16 bits (16-byte windows over three words),
+/// 2 x 11 bits (buckets starting at any bit).
+#[test]
+fn other_geometries_never_miss_live_keys() {
+    let builders = [
+        ConcurrentFilter::builder().capacity(20_000).fingerprint_bits(13).semi_sorted(true),
+        ConcurrentFilter::builder().capacity(20_000).bucket_size(8).fingerprint_bits(16),
+        ConcurrentFilter::builder().capacity(20_000).bucket_size(2).fingerprint_bits(11),
+    ];
+    for builder in builders {
+        mixed_workload_on(builder, 2, 100);
     }
 }
 

@@ -1,6 +1,7 @@
 //! Models of the concurrent filter's protocol, explored by `loom` over every interleaving of its
 //! atomic operations (up to a preemption bound). Built only with `--cfg loom`, which swaps the
-//! table's atomics for loom's; the command is in docs/testing.md ("The concurrent filter: soak and loom"):
+//! table's atomics for loom's; the command is in docs/testing.md ("The concurrent filter: soak
+//! and loom"):
 //!
 //! `RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=2 cargo test -p bugu --test loom --release`
 #![cfg(loom)]

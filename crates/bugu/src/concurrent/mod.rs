@@ -72,6 +72,22 @@ fn out_of_memory(failed: AllocFailed) -> ConfigError {
     ConfigError::OutOfMemory { bytes: failed.bytes }
 }
 
+impl ConcurrentFilter {
+    /// A shared copy of `filter`'s table; [`AllocFailed`] if it cannot be allocated (each public
+    /// caller reports that in its own error type).
+    fn copy_of<S: AsRef<[u8]>>(filter: &CuckooFilterIn<S>) -> Result<Self, AllocFailed> {
+        let shared = SharedTable::copy_of(filter.table(), filter.checked_len())?;
+        Ok(ConcurrentFilter { config: *filter.config(), addressing: filter.lookup().addressing, shared })
+    }
+
+    /// A [`CuckooFilter`] with a copy of the table as it is at one moment (writers wait).
+    fn snapshot(&self) -> Result<CuckooFilter, AllocFailed> {
+        let _quiet = self.shared.lock_all();
+        let table = self.shared.copy_out()?;
+        Ok(CuckooFilter::from_parts(self.config, table, self.shared.items(), true))
+    }
+}
+
 impl Builder {
     /// Builds an empty [`ConcurrentFilter`] with this configuration.
     ///
@@ -122,17 +138,14 @@ impl ConcurrentFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn from_filter<S: AsRef<[u8]>>(filter: &CuckooFilterIn<S>) -> Result<Self, ConfigError> {
-        let shared = SharedTable::copy_of(filter.table(), filter.checked_len()).map_err(out_of_memory)?;
-        Ok(ConcurrentFilter { config: *filter.config(), addressing: filter.lookup().addressing, shared })
+        ConcurrentFilter::copy_of(filter).map_err(out_of_memory)
     }
 
     /// A [`CuckooFilter`] with a copy of this filter's table, as it was at one moment: writers wait
     /// while it is copied (lookups do not). [`ConfigError::OutOfMemory`] if the copy cannot be
     /// allocated.
     pub fn to_filter(&self) -> Result<CuckooFilter, ConfigError> {
-        let _quiet = self.shared.lock_all();
-        let table = self.shared.copy_out().map_err(out_of_memory)?;
-        Ok(CuckooFilter::from_parts(self.config, table, self.shared.items(), true))
+        self.snapshot().map_err(out_of_memory)
     }
 
     /// Saves the filter atomically as a [`CuckooFilter`] file (the bytes are the same), from a copy
@@ -151,7 +164,9 @@ impl ConcurrentFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn save(&self, path: impl AsRef<Path>) -> io::Result<()> {
-        let filter = self.to_filter().map_err(|error| io::Error::new(io::ErrorKind::OutOfMemory, error))?;
+        let filter = self
+            .snapshot()
+            .map_err(|failed| io::Error::new(io::ErrorKind::OutOfMemory, out_of_memory(failed)))?;
         filter.save(path)
     }
 
@@ -159,10 +174,7 @@ impl ConcurrentFilter {
     /// [`CuckooFilter::load`] does, then copied into shared memory.
     pub fn load(path: impl AsRef<Path>) -> Result<Self, PersistError> {
         let filter = CuckooFilter::load(path)?;
-        ConcurrentFilter::from_filter(&filter).map_err(|error| match error {
-            ConfigError::OutOfMemory { bytes } => PersistError::OutOfMemory { bytes },
-            other => unreachable!("a copy fails only for memory: {other}"),
-        })
+        ConcurrentFilter::copy_of(&filter).map_err(|failed| PersistError::OutOfMemory { bytes: failed.bytes })
     }
 
     /// Number of stored fingerprints (inserts minus successful removes), exact when no write is in

@@ -44,7 +44,7 @@ use crossbeam_utils::CachePadded;
 
 use super::storage::{Storage, StorageMut};
 use super::swar::{Matcher, Word};
-use super::{AllocFailed, BucketOp, ContainsEither, Table, reserve_buffer};
+use super::{AllocFailed, BucketOp, ContainsEither, PADDING, Table, reserve_buffer};
 
 #[cfg(loom)]
 use loom::sync::atomic::{AtomicU64, AtomicUsize, Ordering, fence};
@@ -190,8 +190,6 @@ struct Stripe {
 /// The table shared between threads, with its stripes.
 pub(crate) struct SharedTable {
     table: Table<AtomicBytes>,
-    /// Bytes of the owned table it was made from (payload and padding).
-    len: usize,
     stripes: Box<[CachePadded<Stripe>]>,
 }
 
@@ -208,13 +206,14 @@ impl SharedTable {
             .min(blocks.next_power_of_two());
         let stripes: Box<[CachePadded<Stripe>]> = (0..count).map(|_| CachePadded::default()).collect();
         stripes[0].items.store(items, Ordering::Relaxed);
-        Ok(SharedTable { table: table.with_storage(words), len: bytes.len(), stripes })
+        Ok(SharedTable { table: table.with_storage(words), stripes })
     }
 
     /// An owned copy of the table; [`AllocFailed`] if it cannot be allocated. The caller holds
     /// every stripe ([`lock_all`](Self::lock_all)) or the only reference.
     pub(crate) fn copy_out(&self) -> Result<Table, AllocFailed> {
-        Ok(self.table.with_storage(self.table.storage().copy_out(self.len)?))
+        let len = self.table.geometry().payload_len().expect("the geometry of an existing table") + PADDING;
+        Ok(self.table.with_storage(self.table.storage().copy_out(len)?))
     }
 
     /// The table, for reads that need no consistency (the path search, statistics): a bucket read
@@ -387,16 +386,15 @@ struct VersionedContains<'a, L> {
     locate: L,
 }
 
-impl<L: Fn() -> (u32, usize, usize)> BucketOp for VersionedContains<'_, L> {
-    /// The answer, or the located item if a write overlapped the read and it must be read again.
-    type Output = Result<bool, (u32, usize, usize)>;
-
+impl<L: Fn() -> (u32, usize, usize)> VersionedContains<'_, L> {
+    /// One attempt: locate, read the versions, probe with `probe`, read the versions again. The
+    /// answer, or the located item if a write overlapped and it must be read again.
     #[inline(always)]
-    fn on_words<M: Matcher>(self, matcher: &M) -> Self::Output {
+    fn attempt(self, probe: impl FnOnce(ContainsEither) -> bool) -> Result<bool, (u32, usize, usize)> {
         let (fingerprint, b1, b2) = (self.locate)();
         let stripes = self.shared.stripes_of(b1, b2);
         let versions = versions(stripes);
-        let found = ContainsEither { buckets: [b1, b2], fingerprint }.on_words(matcher);
+        let found = probe(ContainsEither { buckets: [b1, b2], fingerprint });
         // Only the versions decide: a branch on `found` (even as `found | unchanged`, which the
         // compiler splits into two branches) is mispredicted for half the keys of a mixed
         // workload, and each miss discards the lookups the CPU had started after this one
@@ -404,14 +402,19 @@ impl<L: Fn() -> (u32, usize, usize)> BucketOp for VersionedContains<'_, L> {
         // returned at once on a retry.
         if unchanged(stripes, versions) { Ok(found) } else { Err((fingerprint, b1, b2)) }
     }
+}
+
+impl<L: Fn() -> (u32, usize, usize)> BucketOp for VersionedContains<'_, L> {
+    type Output = Result<bool, (u32, usize, usize)>;
+
+    #[inline(always)]
+    fn on_words<M: Matcher>(self, matcher: &M) -> Self::Output {
+        self.attempt(|op| op.on_words(matcher))
+    }
 
     #[inline(always)]
     fn on_slots(self, slots: usize, get: impl Fn(usize, usize) -> u32) -> Self::Output {
-        let (fingerprint, b1, b2) = (self.locate)();
-        let stripes = self.shared.stripes_of(b1, b2);
-        let versions = versions(stripes);
-        let found = ContainsEither { buckets: [b1, b2], fingerprint }.on_slots(slots, get);
-        if unchanged(stripes, versions) { Ok(found) } else { Err((fingerprint, b1, b2)) }
+        self.attempt(|op| op.on_slots(slots, get))
     }
 }
 

@@ -1,0 +1,236 @@
+use proptest::prelude::*;
+
+use super::*;
+use crate::settings::SettingsError;
+
+fn reserved(settings: Settings) -> CfValue {
+    CfValue::reserve(settings).expect("valid settings")
+}
+
+fn ready(value: &mut CfValue) -> &mut Ready {
+    value.ready_mut().expect("ready")
+}
+
+/// A filter holding `items` distinct items.
+fn filled(settings: Settings, items: u32) -> CfValue {
+    let mut value = reserved(settings);
+    for i in 0..items {
+        ready(&mut value).add(&i.to_le_bytes()).expect("room");
+    }
+    value
+}
+
+/// Every `CF.SCANDUMP` step of a value, as `(iterator, data)` pairs.
+fn scandump(value: &CfValue) -> Vec<(i64, Vec<u8>)> {
+    let ready = value.ready().expect("ready");
+    let (mut iterator, mut chunks) = (0, Vec::new());
+    while let DumpStep::Chunk { next, data } = ready.dump_step(iterator).expect("valid iterator") {
+        chunks.push((next, data));
+        iterator = next;
+    }
+    chunks
+}
+
+/// Loads chunks into a key, as `CF.LOADCHUNK` would.
+fn load(key: &mut Option<CfValue>, iterator: i64, data: &[u8]) -> Result<(), CfError> {
+    if let Some(new) = CfValue::load_chunk(key.as_mut(), iterator, data)? {
+        *key = Some(new);
+    }
+    Ok(())
+}
+
+#[test]
+fn commands_on_a_filter() {
+    let mut value = reserved(Settings::default());
+    let filter = ready(&mut value);
+    filter.add(b"a").unwrap();
+    filter.add(b"a").unwrap();
+    assert_eq!(filter.add_unique(b"a"), Ok(false));
+    assert_eq!(filter.add_unique(b"b"), Ok(true));
+    assert!(filter.contains(b"a") && filter.contains(b"b") && !filter.contains(b"c"));
+    assert_eq!((filter.count(b"a"), filter.count(b"c")), (2, 0));
+    assert!(filter.delete(b"a"));
+    assert!(!filter.delete(b"c"));
+    let info = filter.info();
+    assert_eq!((info.inserted, info.deleted, info.filters, info.bucket_size, info.expansion, info.max_iterations), (2, 1, 1, 2, 1, 20));
+    assert!(info.size > 0 && info.buckets * info.bucket_size >= 1024);
+}
+
+#[test]
+fn one_item_many_times_ends_in_an_error_without_growing() {
+    let mut value = reserved(Settings::default());
+    let before = value.memory_usage();
+    let filter = ready(&mut value);
+    for _ in 0..4 {
+        filter.add(b"same").unwrap();
+    }
+    for _ in 0..1000 {
+        assert_eq!(filter.add(b"same"), Err(CfError::TooManyCopies));
+    }
+    assert_eq!((filter.info().filters, value.memory_usage()), (1, before));
+}
+
+#[test]
+fn a_fixed_filter_fills_up_and_a_growing_one_grows() {
+    let fixed = Settings::default().with_capacity(100).unwrap().with_expansion(0).unwrap();
+    let mut value = reserved(fixed);
+    let filter = ready(&mut value);
+    let added: Vec<u32> = (0..10_000u32).take_while(|i| filter.add(&i.to_le_bytes()).is_ok()).collect();
+    assert!(added.len() >= 100 && added.len() < 10_000);
+    assert_eq!(filter.add(b"one more"), Err(CfError::Full));
+    assert!(added.iter().all(|i| filter.contains(&i.to_le_bytes())));
+    assert_eq!(filter.info().filters, 1);
+
+    let growing = filled(Settings::default().with_capacity(100).unwrap(), 10_000);
+    let info = growing.ready().unwrap().info();
+    assert!(info.filters > 1 && info.inserted == 10_000);
+    assert!((0..10_000u32).all(|i| growing.ready().unwrap().contains(&i.to_le_bytes())));
+}
+
+#[test]
+fn insert_errors_name_the_cause() {
+    let growing = reserved(Settings::default());
+    let fixed = reserved(Settings::default().with_expansion(0).unwrap());
+    let (growing, fixed) = (growing.ready().unwrap(), fixed.ready().unwrap());
+    assert_eq!(growing.insert_error(InsertError::Full), CfError::MaxExpansions);
+    assert_eq!(fixed.insert_error(InsertError::Full), CfError::Full);
+    assert_eq!(growing.insert_error(InsertError::CopyLimit { copies: 4 }), CfError::TooManyCopies);
+    assert_eq!(fixed.insert_error(InsertError::OutOfMemory { bytes: 1 }), CfError::OutOfMemory);
+}
+
+#[test]
+fn the_saved_form_round_trips() {
+    let settings = Settings::default().with_expansion(4).unwrap().with_max_iterations(7).unwrap();
+    let mut value = filled(settings, 5_000);
+    ready(&mut value).delete(&3u32.to_le_bytes());
+    let saved = value.to_saved();
+    let back = CfValue::from_saved(&saved).expect("valid");
+    assert_eq!(back.to_saved(), saved);
+    assert_eq!(back.ready().unwrap().info(), value.ready().unwrap().info());
+    assert_eq!(back.ready().unwrap().settings, settings);
+    // A copy is equal too.
+    assert_eq!(value.clone().to_saved(), saved);
+}
+
+#[test]
+fn a_dump_spans_chunks_and_restores_exactly() {
+    // 12-bit fingerprints in buckets of 2: over 1 MiB at 800,000 items.
+    let value = filled(Settings::default().with_capacity(800_000).unwrap(), 800_000);
+    let chunks = scandump(&value);
+    assert!(chunks.len() > 2, "{} chunks", chunks.len());
+    assert!(chunks.iter().all(|(_, data)| data.len() <= CHUNK_BYTES));
+    // The AOF rewrite replays the same chunks.
+    assert_eq!(value.restore_chunks(), chunks);
+
+    let mut key = None;
+    for (i, (iterator, data)) in chunks.iter().enumerate() {
+        load(&mut key, *iterator, data).unwrap();
+        let restored = key.as_ref().unwrap();
+        let done = i + 1 == chunks.len();
+        assert_eq!(restored.ready().is_ok(), done);
+        if !done {
+            // A restore in progress answers nothing but survives a save.
+            assert_eq!(restored.ready().err(), Some(CfError::RestoreInProgress));
+            assert_eq!(CfValue::from_saved(&restored.to_saved()).unwrap().to_saved(), restored.to_saved());
+        }
+    }
+    assert_eq!(key.unwrap().to_saved(), value.to_saved());
+}
+
+#[test]
+fn bad_chunks_are_refused_and_change_nothing() {
+    let value = filled(Settings::default(), 500);
+    let chunks = scandump(&value);
+    assert_eq!(chunks.len(), 2);
+    let ((_, header), (iterator, body)) = (&chunks[0], &chunks[1]);
+
+    let mut key = None;
+    assert_eq!(load(&mut key, *iterator, body), Err(CfError::InvalidPosition), "no restore started");
+    assert_eq!(load(&mut key, 1, &header[1..]), Err(CfError::InvalidHeader));
+    let mut bad_magic = header.clone();
+    bad_magic[0] ^= 1;
+    assert_eq!(load(&mut key, 1, &bad_magic), Err(CfError::InvalidHeader));
+    assert!(key.is_none());
+
+    load(&mut key, 1, header).unwrap();
+    let started = key.as_ref().unwrap().to_saved();
+    assert_eq!(load(&mut key, iterator + 1, body), Err(CfError::InvalidPosition));
+    assert_eq!(load(&mut key, 0, body), Err(CfError::InvalidPosition));
+    assert_eq!(load(&mut key, -5, body), Err(CfError::InvalidPosition));
+    assert_eq!(load(&mut key, i64::MIN, body), Err(CfError::InvalidPosition));
+    let mut corrupt = body.clone();
+    corrupt[body.len() / 2] ^= 0x40;
+    assert_eq!(load(&mut key, *iterator, &corrupt), Err(CfError::BadChunk));
+    assert_eq!(key.as_ref().unwrap().to_saved(), started);
+    // The right chunk still completes the restore.
+    load(&mut key, *iterator, body).unwrap();
+    assert_eq!(key.as_ref().unwrap().to_saved(), value.to_saved());
+    // A chunk after the end, or one that continues a finished filter, is refused.
+    assert_eq!(load(&mut key, *iterator, body), Err(CfError::InvalidPosition));
+    // A header restarts, replacing the filter.
+    load(&mut key, 1, header).unwrap();
+    assert_eq!(key.as_ref().unwrap().ready().err(), Some(CfError::RestoreInProgress));
+}
+
+#[test]
+fn a_header_must_match_the_filter() {
+    let value = filled(Settings::default(), 10);
+    let chunks = scandump(&value);
+    let (header, (iterator, body)) = (&chunks[0].1, &chunks[1]);
+    // The header claims another MAXITERATIONS than the filter was built with.
+    let mut other = header.clone();
+    other[12..16].copy_from_slice(&21u32.to_le_bytes());
+    let mut key = None;
+    load(&mut key, 1, &other).unwrap();
+    assert_eq!(load(&mut key, *iterator, body), Err(CfError::BadChunk));
+}
+
+#[test]
+fn dump_iterators_out_of_range_are_refused() {
+    let value = filled(Settings::default(), 10);
+    let filter = value.ready().unwrap();
+    let len = filter.filter.serialized_len() as i64;
+    assert_eq!(filter.dump_step(len + 1), Ok(DumpStep::Done));
+    for bad in [-1, len + 2, i64::MAX, i64::MIN] {
+        assert_eq!(filter.dump_step(bad), Err(CfError::InvalidPosition));
+    }
+}
+
+#[test]
+fn settings_errors_reach_the_reply() {
+    assert_eq!(CfError::from(SettingsError::Capacity).message(), "Bad capacity");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Random bytes never make a saved value, a header or a chunk panic.
+    #[test]
+    fn random_bytes_are_refused_or_read(bytes in proptest::collection::vec(any::<u8>(), 0..200), iterator in any::<i64>()) {
+        let _ = CfValue::from_saved(&bytes);
+        let mut key = None;
+        let _ = load(&mut key, 1, &bytes);
+        let _ = load(&mut key, iterator, &bytes);
+    }
+
+    /// A mutated dump either restores a filter that answers, or is refused.
+    #[test]
+    fn mutated_dumps_never_panic(flips in proptest::collection::vec((any::<prop::sample::Index>(), 1u8..), 1..4), chunk in 0usize..2) {
+        let value = filled(Settings::default(), 200);
+        let mut chunks = scandump(&value);
+        for (at, mask) in flips {
+            let data = &mut chunks[chunk].1;
+            let index = at.index(data.len());
+            data[index] ^= mask;
+        }
+        let mut key = None;
+        let loaded = chunks.iter().try_for_each(|(iterator, data)| load(&mut key, *iterator, data));
+        if loaded.is_ok() {
+            let filter = key.as_ref().unwrap().ready();
+            if let Ok(filter) = filter {
+                let _ = filter.contains(b"x");
+                let _ = filter.info();
+            }
+        }
+    }
+}

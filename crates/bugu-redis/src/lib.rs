@@ -1,6 +1,45 @@
 //! bugu-redis: a Redis module serving RedisBloom's `CF.*` cuckoo-filter commands, with a bugu
 //! growable filter under every key.
+//!
+//! - [`settings`]: what `CF.RESERVE` asks for and how it maps onto bugu's settings;
+//! - [`args`]: parsing of the commands' arguments;
+//! - [`value`]: the value under a key, its saved form and its chunked dump and restore (no Redis
+//!   in it, so it is tested without a server);
+//! - [`error`]: every error reply's text;
+//! - [`commands`] and [`datatype`]: the thin layer that talks to Redis.
+//!
+//! Load it with `redis-server --loadmodule target/release/libbugu_redis.so`; `docs/redis.md`
+//! describes the commands, the choices made and how it is tested.
 
+mod args;
+mod commands;
+mod datatype;
 mod error;
 mod settings;
 mod value;
+
+#[cfg(not(test))]
+use datatype::CF_TYPE;
+
+// The module's entry point; left out of unit tests, which must not use Redis's allocator.
+#[cfg(not(test))]
+redis_module::redis_module! {
+    name: "bugu",
+    version: 1,
+    allocator: (redis_module::alloc::RedisAlloc, redis_module::alloc::RedisAlloc),
+    data_types: [CF_TYPE],
+    commands: [
+        ["CF.RESERVE", commands::reserve, "write deny-oom", 1, 1, 1, ""],
+        ["CF.ADD", commands::add, "write deny-oom", 1, 1, 1, ""],
+        ["CF.ADDNX", commands::add_nx, "write deny-oom", 1, 1, 1, ""],
+        ["CF.INSERT", commands::insert, "write deny-oom", 1, 1, 1, ""],
+        ["CF.INSERTNX", commands::insert_nx, "write deny-oom", 1, 1, 1, ""],
+        ["CF.EXISTS", commands::exists, "readonly fast", 1, 1, 1, ""],
+        ["CF.MEXISTS", commands::mexists, "readonly fast", 1, 1, 1, ""],
+        ["CF.COUNT", commands::count, "readonly fast", 1, 1, 1, ""],
+        ["CF.DEL", commands::del, "write fast", 1, 1, 1, ""],
+        ["CF.INFO", commands::info, "readonly fast", 1, 1, 1, ""],
+        ["CF.SCANDUMP", commands::scandump, "readonly", 1, 1, 1, ""],
+        ["CF.LOADCHUNK", commands::loadchunk, "write deny-oom", 1, 1, 1, ""],
+    ],
+}

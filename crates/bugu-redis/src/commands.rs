@@ -1,0 +1,251 @@
+//! The `CF.*` command handlers: open the key, check its type, call the value, reply, replicate.
+//!
+//! Replies follow RedisBloom's: integers in RESP2, booleans in RESP3 where it sends them, and
+//! `CF.INFO` as a map (a flat array in RESP2). Every write that succeeds (or creates its key) is
+//! replicated verbatim: bugu's inserts are a pure function of the filter and the item, so a
+//! replica that applies the same commands holds the same bytes.
+
+use std::ffi::CString;
+
+use redis_module::{
+    Context, ContextFlags, RedisError, RedisResult, RedisString, RedisValue, key::RedisKey, key::RedisKeyWritable,
+    raw,
+};
+
+use crate::args::{self, ArgError};
+use crate::datatype::CF_TYPE;
+use crate::error::CfError;
+use crate::settings::Settings;
+use crate::value::{CfValue, DumpStep, Info};
+
+impl From<CfError> for RedisError {
+    fn from(error: CfError) -> Self {
+        RedisError::Str(error.message())
+    }
+}
+
+impl From<ArgError> for RedisError {
+    fn from(error: ArgError) -> Self {
+        match error {
+            ArgError::WrongArity => RedisError::WrongArity,
+            ArgError::Invalid(error) => error.into(),
+        }
+    }
+}
+
+/// The arguments as bytes, after checking that there are at least `min` (the command's name
+/// included).
+fn arguments(args: &[RedisString], min: usize) -> Result<Vec<&[u8]>, RedisError> {
+    if args.len() < min {
+        return Err(RedisError::WrongArity);
+    }
+    Ok(args.iter().map(RedisString::as_slice).collect())
+}
+
+/// Exactly `count` arguments.
+fn exactly(args: &[RedisString], count: usize) -> Result<Vec<&[u8]>, RedisError> {
+    if args.len() != count {
+        return Err(RedisError::WrongArity);
+    }
+    arguments(args, count)
+}
+
+/// The filter under a key opened for reading; `None` if the key is empty.
+fn value(key: &RedisKey) -> Result<Option<&CfValue>, CfError> {
+    match key.key_type() {
+        raw::KeyType::Empty => Ok(None),
+        raw::KeyType::Module => key.get_value::<CfValue>(&CF_TYPE).map_err(|_| CfError::WrongType),
+        _ => Err(CfError::WrongType),
+    }
+}
+
+/// The filter under a key opened for writing; `None` if the key is empty.
+fn value_mut(key: &RedisKeyWritable) -> Result<Option<&mut CfValue>, CfError> {
+    match key.key_type() {
+        raw::KeyType::Empty => Ok(None),
+        raw::KeyType::Module => key.get_value::<CfValue>(&CF_TYPE).map_err(|_| CfError::WrongType),
+        _ => Err(CfError::WrongType),
+    }
+}
+
+/// The filter under a key, created with `settings` if the key is empty; whether it was created.
+fn value_or_create(key: &RedisKeyWritable, settings: Settings) -> Result<(&mut CfValue, bool), RedisError> {
+    let created = value_mut(key)?.is_none();
+    if created {
+        key.set_value(&CF_TYPE, CfValue::reserve(settings)?)?;
+    }
+    Ok((value_mut(key)?.ok_or(CfError::NotFound)?, created))
+}
+
+fn resp3(ctx: &Context) -> bool {
+    ctx.get_flags().contains(ContextFlags::FLAGS_RESP3)
+}
+
+/// `CF.RESERVE key capacity [BUCKETSIZE b] [MAXITERATIONS m] [EXPANSION e] [ERRORRATE p]`.
+pub(crate) fn reserve(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    let argv = arguments(&args, 3)?;
+    let settings = args::reserve(&argv[2..])?;
+    let key = ctx.open_key_writable(&args[1]);
+    if value_mut(&key)?.is_some() {
+        return Err(CfError::Exists.into());
+    }
+    key.set_value(&CF_TYPE, CfValue::reserve(settings)?)?;
+    ctx.replicate_verbatim();
+    Ok(RedisValue::SimpleStringStatic("OK"))
+}
+
+/// `CF.ADD key item`: 1 (RESP3: true), or an error.
+pub(crate) fn add(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    add_one(ctx, args, false)
+}
+
+/// `CF.ADDNX key item`: 1 if added, 0 if it may be present (RESP3: booleans).
+pub(crate) fn add_nx(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    add_one(ctx, args, true)
+}
+
+fn add_one(ctx: &Context, args: Vec<RedisString>, unique: bool) -> RedisResult {
+    let argv = exactly(&args, 3)?;
+    let key = ctx.open_key_writable(&args[1]);
+    let (value, created) = value_or_create(&key, Settings::default())?;
+    let item = argv[2];
+    let added = value.ready_mut().and_then(|filter| if unique { filter.add_unique(item) } else { filter.add(item).map(|()| true) });
+    if created || added.is_ok() {
+        ctx.replicate_verbatim();
+    }
+    Ok(RedisValue::Bool(added?))
+}
+
+/// `CF.INSERT key [CAPACITY c] [NOCREATE] ITEMS item...`: per item 1 or -1 (RESP3: true/false).
+pub(crate) fn insert(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    insert_many(ctx, args, false)
+}
+
+/// `CF.INSERTNX`, same arguments: per item 1 (added), 0 (may be present) or -1 (no room).
+pub(crate) fn insert_nx(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    insert_many(ctx, args, true)
+}
+
+fn insert_many(ctx: &Context, args: Vec<RedisString>, unique: bool) -> RedisResult {
+    let argv = arguments(&args, 4)?;
+    let parsed = args::insert(&argv[2..])?;
+    let key = ctx.open_key_writable(&args[1]);
+    if parsed.no_create && value_mut(&key)?.is_none() {
+        return Err(CfError::NotFound.into());
+    }
+    let (value, _) = value_or_create(&key, parsed.settings)?;
+    let filter = value.ready_mut()?;
+    let booleans = !unique && resp3(ctx);
+    let replies = parsed
+        .items
+        .iter()
+        .map(|item| {
+            let added = if unique { filter.add_unique(item) } else { filter.add(item).map(|()| true) };
+            match added {
+                Ok(added) if booleans => RedisValue::Bool(added),
+                Err(_) if booleans => RedisValue::Bool(false),
+                Ok(added) => RedisValue::Integer(i64::from(added)),
+                Err(_) => RedisValue::Integer(-1),
+            }
+        })
+        .collect();
+    ctx.replicate_verbatim();
+    Ok(RedisValue::Array(replies))
+}
+
+/// `CF.EXISTS key item`: 1 if the item may be present, 0 if it is not (RESP3: booleans).
+pub(crate) fn exists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    let argv = exactly(&args, 3)?;
+    let key = ctx.open_key(&args[1]);
+    Ok(RedisValue::Bool(match value(&key)? {
+        Some(value) => value.ready()?.contains(argv[2]),
+        None => false,
+    }))
+}
+
+/// `CF.MEXISTS key item...`: `CF.EXISTS` for each item.
+pub(crate) fn mexists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    let argv = arguments(&args, 3)?;
+    let key = ctx.open_key(&args[1]);
+    let filter = value(&key)?.map(CfValue::ready).transpose()?;
+    let answers = argv[2..].iter().map(|item| RedisValue::Bool(filter.is_some_and(|filter| filter.contains(item))));
+    Ok(RedisValue::Array(answers.collect()))
+}
+
+/// `CF.COUNT key item`: how many copies of the item may be present (an upper bound).
+pub(crate) fn count(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    let argv = exactly(&args, 3)?;
+    let key = ctx.open_key(&args[1]);
+    let copies = match value(&key)? {
+        Some(value) => value.ready()?.count(argv[2]),
+        None => 0,
+    };
+    Ok(RedisValue::Integer(copies as i64))
+}
+
+/// `CF.DEL key item`: 1 if one copy was removed, 0 if none was (RESP3: booleans).
+pub(crate) fn del(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    let argv = exactly(&args, 3)?;
+    let key = ctx.open_key_writable(&args[1]);
+    let filter = value_mut(&key)?.ok_or(CfError::DelNotFound)?.ready_mut()?;
+    let removed = filter.delete(argv[2]);
+    if removed {
+        ctx.replicate_verbatim();
+    }
+    Ok(RedisValue::Bool(removed))
+}
+
+/// `CF.INFO key`: the filter's fields, in RedisBloom's order.
+pub(crate) fn info(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    exactly(&args, 2)?;
+    let key = ctx.open_key(&args[1]);
+    let info = value(&key)?.ok_or(CfError::NotFound)?.ready()?.info();
+    reply_info(ctx, &info);
+    Ok(RedisValue::NoReply)
+}
+
+/// Sends `CF.INFO`'s map in its documented order (Redis sends a map to a RESP2 client as a flat
+/// array); the crate's map replies would sort or shuffle the fields.
+fn reply_info(ctx: &Context, info: &Info) {
+    let fields = [
+        ("Size", info.size),
+        ("Number of buckets", info.buckets),
+        ("Number of filters", info.filters),
+        ("Number of items inserted", info.inserted),
+        ("Number of items deleted", info.deleted),
+        ("Bucket size", info.bucket_size),
+        ("Expansion rate", info.expansion),
+        ("Max iterations", info.max_iterations),
+    ];
+    raw::reply_with_map(ctx.ctx, fields.len() as _);
+    for (name, number) in fields {
+        let name = CString::new(name).expect("no NUL in the field names");
+        raw::reply_with_simple_string(ctx.ctx, name.as_ptr());
+        raw::reply_with_long_long(ctx.ctx, number as i64);
+    }
+}
+
+/// `CF.SCANDUMP key iterator`: `[next iterator, chunk]`, then `[0, nil]` at the end.
+pub(crate) fn scandump(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    let argv = exactly(&args, 3)?;
+    let iterator = args::integer(argv[2]).ok_or(CfError::InvalidPosition)?;
+    let key = ctx.open_key(&args[1]);
+    let step = value(&key)?.ok_or(CfError::NotFound)?.ready()?.dump_step(iterator)?;
+    Ok(match step {
+        DumpStep::Chunk { next, data } => RedisValue::Array(vec![RedisValue::Integer(next), RedisValue::StringBuffer(data)]),
+        DumpStep::Done => RedisValue::Array(vec![RedisValue::Integer(0), RedisValue::Null]),
+    })
+}
+
+/// `CF.LOADCHUNK key iterator data`: one chunk of a `CF.SCANDUMP`, in order; replicated as sent,
+/// so a replica restores the same filter.
+pub(crate) fn loadchunk(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    let argv = exactly(&args, 4)?;
+    let iterator = args::integer(argv[2]).ok_or(CfError::InvalidPosition)?;
+    let key = ctx.open_key_writable(&args[1]);
+    if let Some(started) = CfValue::load_chunk(value_mut(&key)?, iterator, argv[3])? {
+        key.set_value(&CF_TYPE, started)?;
+    }
+    ctx.replicate_verbatim();
+    Ok(RedisValue::SimpleStringStatic("OK"))
+}

@@ -41,7 +41,8 @@ fn number(arg: &[u8]) -> Option<f64> {
 /// [EXPANSION e] [ERRORRATE p]`.
 pub(crate) fn reserve(args: &[&[u8]]) -> Result<Settings, ArgError> {
     let (capacity, mut options) = args.split_first().ok_or(ArgError::WrongArity)?;
-    let mut settings = Settings::default().with_capacity(integer(capacity).ok_or(SettingsError::Capacity)?)?;
+    let mut settings =
+        Settings::default().with_capacity(integer(capacity).ok_or(SettingsError::Capacity)?)?;
     while let Some((name, rest)) = options.split_first() {
         let name = name.to_ascii_uppercase();
         // Each option parses its value and checks its range; a value that is not a number is
@@ -68,7 +69,8 @@ pub(crate) fn insert<'a>(args: &'a [&'a [u8]]) -> Result<InsertArgs<'a>, ArgErro
         match name.to_ascii_uppercase().as_slice() {
             b"CAPACITY" => {
                 let (value, after) = after.split_first().ok_or(ArgError::WrongArity)?;
-                parsed.settings = parsed.settings.with_capacity(integer(value).ok_or(SettingsError::Capacity)?)?;
+                parsed.settings =
+                    parsed.settings.with_capacity(integer(value).ok_or(SettingsError::Capacity)?)?;
                 rest = after;
             }
             b"NOCREATE" => {
@@ -97,9 +99,16 @@ mod tests {
 
     #[test]
     fn reserve_options_in_any_order_and_case() {
-        let settings = reserve(&words("1000 expansion 3 BUCKETSIZE 4 MaxIterations 7 ERRORRATE 0.001")).unwrap();
+        let settings =
+            reserve(&words("1000 expansion 3 BUCKETSIZE 4 MaxIterations 7 ERRORRATE 0.001")).unwrap();
         assert_eq!(
-            (settings.capacity, settings.bucket_size, settings.max_iterations, settings.expansion, settings.error_rate),
+            (
+                settings.capacity,
+                settings.bucket_size,
+                settings.max_iterations,
+                settings.expansion,
+                settings.error_rate
+            ),
             (1000, 4, 7, 4, 0.001)
         );
         assert_eq!(reserve(&words("10 EXPANSION 2 EXPANSION 0")).unwrap().expansion, 0);

@@ -8,8 +8,8 @@
 use std::ffi::CString;
 
 use redis_module::{
-    Context, ContextFlags, RedisError, RedisResult, RedisString, RedisValue, key::RedisKey, key::RedisKeyWritable,
-    raw,
+    Context, ContextFlags, RedisError, RedisResult, RedisString, RedisValue, key::RedisKey,
+    key::RedisKeyWritable, raw,
 };
 
 use crate::args::{self, ArgError};
@@ -109,7 +109,9 @@ fn add_one(ctx: &Context, args: Vec<RedisString>, unique: bool) -> RedisResult {
     let key = ctx.open_key_writable(&args[1]);
     let (value, created) = value_or_create(&key, Settings::default())?;
     let item = argv[2];
-    let added = value.ready_mut().and_then(|filter| if unique { filter.add_unique(item) } else { filter.add(item).map(|()| true) });
+    let added = value
+        .ready_mut()
+        .and_then(|filter| if unique { filter.add_unique(item) } else { filter.add(item).map(|()| true) });
     if created || added.is_ok() {
         ctx.replicate_verbatim();
     }
@@ -168,7 +170,8 @@ pub(crate) fn mexists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     let argv = arguments(&args, 3)?;
     let key = ctx.open_key(&args[1]);
     let filter = value(&key)?.map(CfValue::ready).transpose()?;
-    let answers = argv[2..].iter().map(|item| RedisValue::Bool(filter.is_some_and(|filter| filter.contains(item))));
+    let answers =
+        argv[2..].iter().map(|item| RedisValue::Bool(filter.is_some_and(|filter| filter.contains(item))));
     Ok(RedisValue::Array(answers.collect()))
 }
 
@@ -232,7 +235,9 @@ pub(crate) fn scandump(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     let key = ctx.open_key(&args[1]);
     let step = value(&key)?.ok_or(CfError::NotFound)?.ready()?.dump_step(iterator)?;
     Ok(match step {
-        DumpStep::Chunk { next, data } => RedisValue::Array(vec![RedisValue::Integer(next), RedisValue::StringBuffer(data)]),
+        DumpStep::Chunk { next, data } => {
+            RedisValue::Array(vec![RedisValue::Integer(next), RedisValue::StringBuffer(data)])
+        }
         DumpStep::Done => RedisValue::Array(vec![RedisValue::Integer(0), RedisValue::Null]),
     })
 }

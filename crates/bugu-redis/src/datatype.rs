@@ -73,7 +73,11 @@ extern "C" fn rdb_save(rdb: *mut raw::RedisModuleIO, value: *mut c_void) {
 }
 
 /// Rewrites a key as the `CF.LOADCHUNK` commands that restore it.
-extern "C" fn aof_rewrite(aof: *mut raw::RedisModuleIO, key: *mut raw::RedisModuleString, value: *mut c_void) {
+extern "C" fn aof_rewrite(
+    aof: *mut raw::RedisModuleIO,
+    key: *mut raw::RedisModuleString,
+    value: *mut c_void,
+) {
     // SAFETY: Redis passes a value of this type.
     let value = unsafe { value_ref(value) };
     let command = CString::new("CF.LOADCHUNK").expect("no NUL");
@@ -86,7 +90,15 @@ extern "C" fn aof_rewrite(aof: *mut raw::RedisModuleIO, key: *mut raw::RedisModu
         // SAFETY: the format "slb" reads, in order, a module string (the key Redis passed), a long
         // long, and a buffer given as pointer and length (`data` outlives the call).
         unsafe {
-            emit(aof, command.as_ptr(), format.as_ptr(), key, iterator as c_longlong, data.as_ptr(), data.len());
+            emit(
+                aof,
+                command.as_ptr(),
+                format.as_ptr(),
+                key,
+                iterator as c_longlong,
+                data.as_ptr(),
+                data.len(),
+            );
         }
     }
 }

@@ -63,3 +63,33 @@ impl From<SettingsError> for CfError {
         Self::Settings(error)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn texts_are_redisblooms_and_fit_one_line() {
+        let documented = [
+            (CfError::Settings(SettingsError::Capacity), "Bad capacity"),
+            (CfError::Exists, "ERR item exists"),
+            (CfError::NotFound, "ERR not found"),
+            (CfError::DelNotFound, "Not found"),
+            (CfError::UnknownArgument, "Unknown argument received"),
+            (CfError::Full, "Filter is full"),
+            (CfError::MaxExpansions, "Maximum expansions reached"),
+            (CfError::InvalidPosition, "Invalid position"),
+            (CfError::InvalidHeader, "Invalid header"),
+            (CfError::BadChunk, "Couldn't load chunk!"),
+            (CfError::WrongType, "WRONGTYPE Operation against a key holding the wrong kind of value"),
+        ];
+        for (error, text) in documented {
+            assert_eq!(error.message(), text);
+        }
+        // bugu's own errors: RESP needs one line, and ERR names them as errors to clients.
+        for error in [CfError::TooManyCopies, CfError::OutOfMemory, CfError::RestoreInProgress] {
+            let text = error.message();
+            assert!(text.starts_with("ERR ") && !text.contains(['\r', '\n']), "{text}");
+        }
+    }
+}

@@ -12,16 +12,21 @@
 //! describes the commands, the choices made and how it is tested.
 
 mod args;
-mod commands;
-mod datatype;
 mod error;
 mod settings;
 mod value;
 
+// The layer that talks to Redis, left out of unit tests: they run without a server and must not
+// use Redis's allocator.
+#[cfg(not(test))]
+mod commands;
+#[cfg(not(test))]
+mod datatype;
+
 #[cfg(not(test))]
 use datatype::CF_TYPE;
 
-// The module's entry point; left out of unit tests, which must not use Redis's allocator.
+// The module's entry point.
 #[cfg(not(test))]
 redis_module::redis_module! {
     name: "bugu",

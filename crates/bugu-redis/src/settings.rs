@@ -153,7 +153,9 @@ impl Settings {
                 // 32-bit fingerprints, or a table too large for this machine.
                 GrowableConfigError::Level(bugu::ConfigError::OutOfMemory { .. })
                 | GrowableConfigError::Level(bugu::ConfigError::CapacityTooLarge(_))
-                | GrowableConfigError::Level(bugu::ConfigError::TableTooLarge { .. }) => SettingsError::Capacity,
+                | GrowableConfigError::Level(bugu::ConfigError::TableTooLarge { .. }) => {
+                    SettingsError::Capacity
+                }
                 _ => SettingsError::ErrorRate,
             })
     }
@@ -193,7 +195,8 @@ mod tests {
             assert_eq!(base.with_capacity(bad), Err(SettingsError::Capacity));
         }
         assert_eq!(base.with_capacity(1).unwrap().capacity, 1);
-        let sizes: Vec<u64> = [1, 2, 3, 4, 5, 8, 255].iter().map(|&b| base.with_bucket_size(b).unwrap().bucket_size).collect();
+        let sizes: Vec<u64> =
+            [1, 2, 3, 4, 5, 8, 255].iter().map(|&b| base.with_bucket_size(b).unwrap().bucket_size).collect();
         assert_eq!(sizes, [2, 2, 4, 4, 8, 8, 8]);
         for bad in [0, 256, -2] {
             assert_eq!(base.with_bucket_size(bad), Err(SettingsError::BucketSize));
@@ -201,7 +204,8 @@ mod tests {
         for bad in [0, 65_536] {
             assert_eq!(base.with_max_iterations(bad), Err(SettingsError::MaxIterations));
         }
-        let expansions: Vec<u64> = [0, 1, 3, 4, 5, 32_768].iter().map(|&e| base.with_expansion(e).unwrap().expansion).collect();
+        let expansions: Vec<u64> =
+            [0, 1, 3, 4, 5, 32_768].iter().map(|&e| base.with_expansion(e).unwrap().expansion).collect();
         assert_eq!(expansions, [0, 1, 4, 4, 8, 32_768]);
         for bad in [-1, 32_769] {
             assert_eq!(base.with_expansion(bad), Err(SettingsError::Expansion));
@@ -214,7 +218,10 @@ mod tests {
     #[test]
     fn bugu_settings_follow_the_options() {
         let settings = Settings::default().with_expansion(1).unwrap();
-        assert_eq!((settings.growth_factor(), settings.eviction_limit(), settings.max_levels()), (2, 500, 32));
+        assert_eq!(
+            (settings.growth_factor(), settings.eviction_limit(), settings.max_levels()),
+            (2, 500, 32)
+        );
         let fixed = settings.with_expansion(0).unwrap().with_max_iterations(65_535).unwrap();
         assert_eq!((fixed.eviction_limit(), fixed.max_levels()), (bugu::MAX_EVICTION_LIMIT, 1));
         assert_eq!(settings.with_expansion(1024).unwrap().growth_factor(), 16);
@@ -225,10 +232,19 @@ mod tests {
         for settings in [
             Settings::default(),
             Settings::default().with_expansion(0).unwrap().with_bucket_size(8).unwrap(),
-            Settings::default().with_expansion(8).unwrap().with_max_iterations(3).unwrap().with_error_rate(0.0001).unwrap(),
+            Settings::default()
+                .with_expansion(8)
+                .unwrap()
+                .with_max_iterations(3)
+                .unwrap()
+                .with_error_rate(0.0001)
+                .unwrap(),
         ] {
             let filter = settings.build().unwrap();
-            assert_eq!(Settings::of_filter(&filter, settings.max_iterations, settings.expansion), Some(settings));
+            assert_eq!(
+                Settings::of_filter(&filter, settings.max_iterations, settings.expansion),
+                Some(settings)
+            );
             // Options that did not build this filter are refused.
             assert_eq!(Settings::of_filter(&filter, settings.max_iterations + 1, settings.expansion), None);
         }

@@ -180,7 +180,11 @@ impl CfValue {
     /// Iterator 1 carries a header and starts a new restore: the new value is returned, for the
     /// caller to store in place of whatever the key held. Every other chunk continues the restore
     /// in progress, in place, and returns `None`. On error nothing changed.
-    pub(crate) fn load_chunk(current: Option<&mut CfValue>, iterator: i64, data: &[u8]) -> Result<Option<Self>, CfError> {
+    pub(crate) fn load_chunk(
+        current: Option<&mut CfValue>,
+        iterator: i64,
+        data: &[u8],
+    ) -> Result<Option<Self>, CfError> {
         if iterator == 1 {
             let header = Header::decode(data)?;
             return Ok(Some(Self::Restoring(Restoring { header, body: Vec::new() })));
@@ -191,7 +195,10 @@ impl CfValue {
         let Self::Restoring(restoring) = current else {
             return Err(CfError::InvalidPosition);
         };
-        let end = iterator.checked_sub(1).and_then(|end| u64::try_from(end).ok()).ok_or(CfError::InvalidPosition)?;
+        let end = iterator
+            .checked_sub(1)
+            .and_then(|end| u64::try_from(end).ok())
+            .ok_or(CfError::InvalidPosition)?;
         let start = end.checked_sub(data.len() as u64).ok_or(CfError::InvalidPosition)?;
         if start != restoring.body.len() as u64 || end > restoring.header.body_len {
             return Err(CfError::InvalidPosition);
@@ -363,9 +370,15 @@ impl Header {
     fn decode(bytes: &[u8]) -> Result<Self, CfError> {
         let bytes: &[u8; HEADER_BYTES] = bytes.try_into().map_err(|_| CfError::InvalidHeader)?;
         let u16_at = |at: usize| u64::from(u16::from_le_bytes([bytes[at], bytes[at + 1]]));
-        let u32_at = |at: usize| u64::from(u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes")));
+        let u32_at =
+            |at: usize| u64::from(u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes")));
         let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
-        let header = Self { expansion: u16_at(10), max_iterations: u32_at(12), deleted: u64_at(16), body_len: u64_at(24) };
+        let header = Self {
+            expansion: u16_at(10),
+            max_iterations: u32_at(12),
+            deleted: u64_at(16),
+            body_len: u64_at(24),
+        };
         let valid = bytes[..8] == MAGIC
             && u16_at(8) == u64::from(VERSION)
             && (header.expansion == 0 || (header.expansion.is_power_of_two() && header.expansion <= 32_768))

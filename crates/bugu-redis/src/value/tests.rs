@@ -52,7 +52,10 @@ fn commands_on_a_filter() {
     assert!(filter.delete(b"a"));
     assert!(!filter.delete(b"c"));
     let info = filter.info();
-    assert_eq!((info.inserted, info.deleted, info.filters, info.bucket_size, info.expansion, info.max_iterations), (2, 1, 1, 2, 1, 20));
+    assert_eq!(
+        (info.inserted, info.deleted, info.filters, info.bucket_size, info.expansion, info.max_iterations),
+        (2, 1, 1, 2, 1, 20)
+    );
     assert!(info.size > 0 && info.buckets * info.bucket_size >= 1024);
 }
 
@@ -244,7 +247,8 @@ fn the_defaults_beat_redisbloom_at_a_million() {
     let filter = value.ready().unwrap();
     let bits_per_item = value.memory_usage() as f64 * 8.0 / f64::from(items);
     let absent = 1_000_000u32;
-    let false_positives = (0..absent).filter(|i| filter.contains(&(u64::from(*i) + (1 << 40)).to_le_bytes())).count();
+    let false_positives =
+        (0..absent).filter(|i| filter.contains(&(u64::from(*i) + (1 << 40)).to_le_bytes())).count();
     let rate = false_positives as f64 / f64::from(absent);
     assert!(bits_per_item <= 16.8, "{bits_per_item:.2} bits per item");
     assert!(rate <= 0.00155, "false-positive rate {rate}");

@@ -86,7 +86,7 @@ extern "C" fn aof_rewrite(
     let Some(emit) = (unsafe { raw::RedisModule_EmitAOF }) else {
         return;
     };
-    for (iterator, data) in value.restore_chunks() {
+    value.for_each_restore_chunk(|iterator, data| {
         // SAFETY: the format "slb" reads, in order, a module string (the key Redis passed), a long
         // long, and a buffer given as pointer and length (`data` outlives the call).
         unsafe {
@@ -100,7 +100,7 @@ extern "C" fn aof_rewrite(
                 data.len(),
             );
         }
-    }
+    });
 }
 
 extern "C" fn mem_usage(value: *const c_void) -> usize {

@@ -162,18 +162,17 @@ impl CfValue {
         }
     }
 
-    /// The chunks an AOF rewrite replays: `(iterator, data)` pairs for `CF.LOADCHUNK`, the same
-    /// as a complete `CF.SCANDUMP` would give.
-    pub(crate) fn restore_chunks(&self) -> Vec<(i64, Vec<u8>)> {
+    /// Calls `emit` with each chunk an AOF rewrite replays: `(iterator, data)` pairs for
+    /// `CF.LOADCHUNK`, the same as a complete `CF.SCANDUMP` would give.
+    pub(crate) fn for_each_restore_chunk(&self, mut emit: impl FnMut(i64, &[u8])) {
         let saved = self.to_saved();
         let (header, body) = saved.split_at(HEADER_BYTES);
-        let mut chunks = vec![(1, header.to_vec())];
+        emit(1, header);
         let mut offset = 0;
         for chunk in body.chunks(CHUNK_BYTES) {
             offset += chunk.len();
-            chunks.push((iterator_after(offset), chunk.to_vec()));
+            emit(iterator_after(offset), chunk);
         }
-        chunks
     }
 
     /// Applies one `CF.LOADCHUNK` to the key's current value (`None` if the key is empty).

@@ -299,6 +299,11 @@ def typed(value):
     return (type(value).__name__, value)
 
 
+def same(actual, expected) -> bool:
+    """Equal, with the same types (a RESP3 boolean is not the integer 1)."""
+    return typed(actual) == typed(expected)
+
+
 def assert_reply(actual, expected) -> None:
     """Equal, with the same types (a RESP3 boolean is not the integer 1)."""
     assert typed(actual) == typed(expected), f"reply {actual!r}, expected {expected!r}"
@@ -350,6 +355,14 @@ def items(prefix: str, count: int, start: int = 0) -> list[str]:
 def batched(values, size: int):
     for i in range(0, len(values), size):
         yield values[i : i + size]
+
+
+def pipelined(client: redis.Redis, commands) -> list:
+    """Runs the commands in one round trip; an error reply comes back as its exception."""
+    pipe = client.pipeline(transaction=False)
+    for command in commands:
+        pipe.execute_command(*command)
+    return pipe.execute(raise_on_error=False)
 
 
 def cf_info(client: redis.Redis, key) -> dict[str, int]:

@@ -1,0 +1,83 @@
+//! `bugu create`: an empty filter file; and the filter options `create` and `build` share.
+
+use std::path::Path;
+
+use bugu::{CuckooFilter, GrowableFilter};
+use clap::Args;
+
+use crate::error::{Failure, Status};
+use crate::files::Owned;
+
+/// How a new filter is configured.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct FilterOptions {
+    /// Target false-positive rate, e.g. 0.001 [default: 0.001 unless --bits is given].
+    #[arg(short = 'p', long, conflicts_with = "bits")]
+    pub(crate) fpr: Option<f64>,
+    /// Fingerprint width in bits (4 to 32), instead of --fpr.
+    #[arg(short = 'f', long)]
+    pub(crate) bits: Option<u32>,
+    /// Slots per bucket: 2, 4 or 8.
+    #[arg(short = 'b', long, default_value_t = 4)]
+    pub(crate) bucket_size: usize,
+    /// A filter that grows as items arrive, keeping its false-positive rate under --fpr.
+    #[arg(short = 'g', long)]
+    pub(crate) growable: bool,
+    /// With --growable: refuse items beyond this many.
+    #[arg(long, requires = "growable")]
+    pub(crate) max_capacity: Option<usize>,
+    /// Hash seed (filters only answer for items hashed with their own seed).
+    #[arg(long, default_value_t = 0)]
+    pub(crate) seed: u64,
+    /// Replace the file if it exists.
+    #[arg(long)]
+    pub(crate) force: bool,
+}
+
+/// The default target rate.
+const DEFAULT_FPR: f64 = 0.001;
+
+impl FilterOptions {
+    /// An empty filter for `capacity` items (the first level's capacity if growable).
+    pub(crate) fn build(&self, capacity: usize) -> Result<Owned, Failure> {
+        if self.growable {
+            if self.bits.is_some() {
+                return Err(Failure::usage(
+                    "--bits does not apply to --growable (its levels' widths follow --fpr)",
+                ));
+            }
+            let mut builder = GrowableFilter::builder()
+                .initial_capacity(capacity)
+                .false_positive_rate(self.fpr.unwrap_or(DEFAULT_FPR))
+                .bucket_size(self.bucket_size)
+                .seed(self.seed);
+            if let Some(max) = self.max_capacity {
+                builder = builder.max_capacity(max);
+            }
+            builder.build().map(Owned::Growable).map_err(|error| Failure::usage(error.to_string()))
+        } else {
+            let builder =
+                CuckooFilter::builder().capacity(capacity).bucket_size(self.bucket_size).seed(self.seed);
+            let builder = match self.bits {
+                Some(bits) => builder.fingerprint_bits(bits),
+                None => builder.false_positive_rate(self.fpr.unwrap_or(DEFAULT_FPR)),
+            };
+            builder.build().map(Owned::Fixed).map_err(|error| Failure::usage(error.to_string()))
+        }
+    }
+
+    /// Refuses to replace an existing file without `--force`.
+    pub(crate) fn check_target(&self, path: &Path) -> Result<(), Failure> {
+        if !self.force && path.exists() {
+            return Err(Failure::message("already exists (use --force to replace it)").in_file(path));
+        }
+        Ok(())
+    }
+}
+
+/// Creates an empty filter file.
+pub(crate) fn create(path: &Path, capacity: usize, options: &FilterOptions) -> Result<Status, Failure> {
+    options.check_target(path)?;
+    options.build(capacity)?.save(path)?;
+    Ok(Status::All)
+}

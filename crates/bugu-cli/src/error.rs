@@ -1,0 +1,66 @@
+//! The one-line errors the command prints (`bugu: FILE: what is wrong`), and its exit codes.
+
+use std::fmt;
+use std::io;
+use std::path::Path;
+use std::process::ExitCode;
+
+/// Why a command failed: printed as one line on standard error, exit code 2.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Failure {
+    message: String,
+}
+
+impl Failure {
+    pub(crate) fn message(message: impl Into<String>) -> Self {
+        Self { message: message.into() }
+    }
+
+    /// A mistake in the command line.
+    pub(crate) fn usage(message: impl Into<String>) -> Self {
+        Self::message(message)
+    }
+
+    /// An I/O error on a file, in words (no error codes).
+    pub(crate) fn io(path: &Path, error: &io::Error) -> Self {
+        let what = match error.kind() {
+            io::ErrorKind::NotFound => "no such file".to_string(),
+            io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+            io::ErrorKind::AlreadyExists => "already exists (use --force to replace it)".to_string(),
+            _ => error.to_string(),
+        };
+        Self::message(what).in_file(path)
+    }
+
+    /// The same failure, naming the file it concerns.
+    pub(crate) fn in_file(self, path: &Path) -> Self {
+        Self { message: format!("{}: {}", path.display(), self.message) }
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// How a command that succeeded ended, as `grep` reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Status {
+    /// Exit 0: every item was found (or added, or removed).
+    All,
+    /// Exit 1: some item was absent (`check`) or not removed (`remove`).
+    Some,
+}
+
+/// The exit code of a command's outcome, printing the failure if there is one.
+pub(crate) fn exit_code(outcome: Result<Status, Failure>) -> ExitCode {
+    match outcome {
+        Ok(Status::All) => ExitCode::SUCCESS,
+        Ok(Status::Some) => ExitCode::from(1),
+        Err(failure) => {
+            eprintln!("bugu: {failure}");
+            ExitCode::from(2)
+        }
+    }
+}

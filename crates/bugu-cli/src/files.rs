@@ -1,0 +1,146 @@
+//! Filter files: any file the library writes (a fixed-size or a growable filter), opened whole
+//! for changes and saved atomically, or memory-mapped for queries (a fixed-size filter is then
+//! read in place through the zero-copy view).
+
+use std::fs::File;
+use std::path::Path;
+
+use bugu::persist::FilterKind;
+use bugu::{CuckooFilter, CuckooView, Filter, FilterMut, GrowableFilter, InsertError, PersistError};
+use memmap2::Mmap;
+
+use crate::error::Failure;
+
+/// A filter held in memory, to change and save.
+pub(crate) enum Owned {
+    Fixed(CuckooFilter),
+    Growable(GrowableFilter),
+}
+
+/// Runs the same code on whichever filter an enum holds.
+macro_rules! on_filter {
+    ($value:expr, $filter:ident => $body:expr) => {
+        match $value {
+            Owned::Fixed($filter) => $body,
+            Owned::Growable($filter) => $body,
+        }
+    };
+}
+
+impl Owned {
+    /// Reads and checks a filter file.
+    pub(crate) fn load(path: &Path) -> Result<Self, Failure> {
+        let bytes = std::fs::read(path).map_err(|error| Failure::io(path, &error))?;
+        let read = match FilterKind::detect(&bytes) {
+            Ok(FilterKind::Cuckoo) => CuckooFilter::from_bytes(&bytes).map(Self::Fixed),
+            Ok(FilterKind::Growable) => GrowableFilter::from_bytes(&bytes).map(Self::Growable),
+            Ok(kind) => Err(PersistError::WrongKind { expected: FilterKind::Cuckoo, found: kind }),
+            Err(error) => Err(error),
+        };
+        read.map_err(|error| persist_failure(path, bytes.len(), &error))
+    }
+
+    /// Saves atomically: the file is replaced whole or not at all.
+    pub(crate) fn save(&self, path: &Path) -> Result<(), Failure> {
+        on_filter!(self, filter => filter.save(path)).map_err(|error| Failure::io(path, &error))
+    }
+
+    pub(crate) fn hash_of_bytes(&self, item: &[u8]) -> u64 {
+        on_filter!(self, filter => filter.hash_of_bytes(item))
+    }
+
+    pub(crate) fn insert_hash(&mut self, hash: u64) -> Result<(), InsertError> {
+        on_filter!(self, filter => filter.insert_hash(hash))
+    }
+
+    pub(crate) fn insert_unique_hash(&mut self, hash: u64) -> Result<bool, InsertError> {
+        on_filter!(self, filter => filter.insert_unique_hash(hash))
+    }
+
+    pub(crate) fn insert_hash_batch(&mut self, hashes: &[u64]) -> Vec<Result<(), InsertError>> {
+        on_filter!(self, filter => filter.insert_hash_batch(hashes))
+    }
+
+    pub(crate) fn remove_hash(&mut self, hash: u64) -> bool {
+        on_filter!(self, filter => filter.remove_hash(hash))
+    }
+}
+
+/// A filter file mapped for queries.
+pub(crate) struct Mapped {
+    map: Mmap,
+    /// A growable filter is read into memory; a fixed-size one is viewed in the map.
+    growable: Option<GrowableFilter>,
+}
+
+/// A filter to query: a view into a mapped file, or a filter in memory.
+pub(crate) enum Query<'a> {
+    View(Box<CuckooView<'a>>),
+    Growable(&'a GrowableFilter),
+}
+
+impl Mapped {
+    pub(crate) fn open(path: &Path) -> Result<Self, Failure> {
+        let file = File::open(path).map_err(|error| Failure::io(path, &error))?;
+        let len = file.metadata().map_err(|error| Failure::io(path, &error))?.len();
+        if len == 0 {
+            return Err(Failure::message("empty file, not a bugu filter").in_file(path));
+        }
+        // SAFETY: the map is read only; the file may be replaced by a save (which renames a new
+        // file over it, leaving this mapping on the old one) but is never written in place by
+        // bugu. Another program truncating it while mapped is outside what bugu can guard.
+        let map = unsafe { Mmap::map(&file) }.map_err(|error| Failure::io(path, &error))?;
+        let growable = match FilterKind::detect(&map) {
+            Ok(FilterKind::Cuckoo) => {
+                CuckooView::from_bytes(&map).map_err(|error| persist_failure(path, map.len(), &error))?;
+                None
+            }
+            Ok(FilterKind::Growable) => Some(
+                GrowableFilter::from_bytes(&map).map_err(|error| persist_failure(path, map.len(), &error))?,
+            ),
+            Ok(kind) => {
+                let error = PersistError::WrongKind { expected: FilterKind::Cuckoo, found: kind };
+                return Err(persist_failure(path, map.len(), &error));
+            }
+            Err(error) => return Err(persist_failure(path, map.len(), &error)),
+        };
+        Ok(Self { map, growable })
+    }
+
+    /// The filter (checked when the file was opened).
+    pub(crate) fn query(&self) -> Query<'_> {
+        match &self.growable {
+            Some(filter) => Query::Growable(filter),
+            None => {
+                Query::View(Box::new(CuckooView::from_trusted_bytes(&self.map).expect("checked when opened")))
+            }
+        }
+    }
+}
+
+impl Query<'_> {
+    pub(crate) fn hash_of_bytes(&self, item: &[u8]) -> u64 {
+        match self {
+            Self::View(filter) => filter.hash_of_bytes(item),
+            Self::Growable(filter) => filter.hash_of_bytes(item),
+        }
+    }
+
+    pub(crate) fn contains_hash_batch(&self, hashes: &[u64]) -> Vec<bool> {
+        match self {
+            Self::View(filter) => filter.contains_hash_batch(hashes),
+            Self::Growable(filter) => filter.contains_hash_batch(hashes),
+        }
+    }
+}
+
+/// A reader's error, in words for a person.
+fn persist_failure(path: &Path, len: usize, error: &PersistError) -> Failure {
+    let what = match error {
+        PersistError::BadMagic => "not a bugu filter file".to_string(),
+        PersistError::Truncated { .. } => format!("truncated or corrupt bugu filter ({len} bytes): {error}"),
+        PersistError::WrongKind { found, .. } => format!("a {found} filter, which this command cannot open"),
+        _ => format!("corrupt bugu filter: {error}"),
+    };
+    Failure::message(what).in_file(path)
+}

@@ -1,0 +1,185 @@
+//! `bugu info` (a filter's parameters and statistics, as text or JSON) and `bugu dump` (the
+//! contents of a range of buckets).
+
+use std::ops::Range;
+use std::path::Path;
+
+use bugu::{CuckooFilter, Filter, Stats};
+use serde_json::{Value, json};
+
+use crate::error::{Failure, Status};
+use crate::files::Owned;
+
+pub(crate) fn info(path: &Path, as_json: bool) -> Result<Status, Failure> {
+    let filter = Owned::load(path)?;
+    let file_bytes = std::fs::metadata(path).map_err(|error| Failure::io(path, &error))?.len();
+    let report = describe(&filter, path, file_bytes);
+    if as_json {
+        println!("{}", serde_json::to_string_pretty(&report).expect("a JSON value serializes"));
+    } else {
+        print!("{}", text(&report, &filter));
+    }
+    Ok(Status::All)
+}
+
+/// The parameters and statistics of one table.
+fn level(filter: &CuckooFilter) -> Value {
+    let stats = filter.stats();
+    json!({
+        "capacity": filter.capacity(),
+        "items": filter.len(),
+        "buckets": filter.bucket_count(),
+        "bucket_size": filter.bucket_size(),
+        "fingerprint_bits": filter.fingerprint_bits(),
+        "memory_bytes": filter.memory_bytes(),
+        "load_factor": filter.load_factor(),
+        "false_positive_rate": filter.false_positive_rate(),
+        "empty_bucket_share": stats.empty_bucket_share,
+        "full_bucket_share": stats.full_bucket_share,
+        "fill_histogram": stats.fill_histogram,
+    })
+}
+
+fn describe(filter: &Owned, path: &Path, file_bytes: u64) -> Value {
+    let mut report = match filter {
+        Owned::Fixed(filter) => {
+            let mut report = level(filter);
+            report["kind"] = json!("cuckoo");
+            report["expected_false_positive_rate"] = json!(filter.expected_false_positive_rate());
+            report["bits_per_item"] = json!(filter.bits_per_item());
+            report["eviction_limit"] = json!(filter.eviction_limit());
+            report["seed"] = json!(filter.seed());
+            report
+        }
+        Owned::Growable(filter) => json!({
+            "kind": "growable",
+            "capacity": filter.capacity(),
+            "max_capacity": filter.max_capacity(),
+            "items": filter.len(),
+            "memory_bytes": filter.memory_bytes(),
+            "bits_per_item": filter.bits_per_item(),
+            "target_false_positive_rate": filter.target_false_positive_rate(),
+            "false_positive_rate": filter.false_positive_rate(),
+            "expected_false_positive_rate": filter.expected_false_positive_rate(),
+            "growth_factor": filter.growth_factor(),
+            "bucket_size": filter.bucket_size(),
+            "eviction_limit": filter.eviction_limit(),
+            "seed": filter.seed(),
+            "levels": filter.levels().iter().map(level).collect::<Vec<_>>(),
+        }),
+    };
+    report["file"] = json!(path.display().to_string());
+    report["file_bytes"] = json!(file_bytes);
+    report
+}
+
+fn text(report: &Value, filter: &Owned) -> String {
+    let percent = |key: &str| format!("{:.4}%", report[key].as_f64().unwrap_or(0.0) * 100.0);
+    let mut out = format!(
+        "file:                {} ({} bytes)\n",
+        report["file"].as_str().unwrap_or(""),
+        report["file_bytes"]
+    );
+    let kind =
+        if let Owned::Growable(_) = filter { "growable cuckoo filter" } else { "cuckoo filter (fixed size)" };
+    out += &format!("kind:                {kind}\n");
+    out += &format!("items:               {} of capacity {}\n", report["items"], report["capacity"]);
+    out += &format!(
+        "memory:              {} bytes, {:.2} bits per item\n",
+        report["memory_bytes"],
+        report["bits_per_item"].as_f64().unwrap_or(0.0)
+    );
+    out += &format!(
+        "false positives:     {} expected now, at most {} when full\n",
+        percent("expected_false_positive_rate"),
+        percent("false_positive_rate")
+    );
+    out += &format!(
+        "bucket size:         {}, eviction limit {}, seed {}\n",
+        report["bucket_size"], report["eviction_limit"], report["seed"]
+    );
+    match filter {
+        Owned::Fixed(filter) => out += &filter.stats().to_string(),
+        Owned::Growable(growable) => {
+            out += &format!("target rate:         {} at every size\n", percent("target_false_positive_rate"));
+            out += &format!("growth:              x{} per level", growable.growth_factor());
+            out += &match growable.max_capacity() {
+                Some(max) => format!(", at most {max} items\n"),
+                None => "\n".to_string(),
+            };
+            for (index, stats) in growable.stats().iter().enumerate() {
+                out += &level_line(index, stats);
+            }
+        }
+    }
+    out
+}
+
+fn level_line(index: usize, stats: &Stats) -> String {
+    format!(
+        "level {index}:             {} items in {} x {} slots of {} bits, load {:.2}%, {} bytes\n",
+        stats.items,
+        stats.buckets,
+        stats.bucket_size,
+        stats.fingerprint_bits,
+        stats.load_factor * 100.0,
+        stats.memory_bytes
+    )
+}
+
+/// `A..B` (B excluded) or `A..=B`.
+pub(crate) fn parse_range(text: &str) -> Result<Range<usize>, String> {
+    let bad = || format!("expected a bucket range like 0..16 or 0..=15, got {text:?}");
+    let (start, end) = text.split_once("..").ok_or_else(bad)?;
+    let start: usize = start.trim().parse().map_err(|_| bad())?;
+    let end = match end.strip_prefix('=') {
+        Some(last) => last.trim().parse::<usize>().map_err(|_| bad())?.checked_add(1).ok_or_else(bad)?,
+        None => end.trim().parse().map_err(|_| bad())?,
+    };
+    if start < end { Ok(start..end) } else { Err(format!("empty bucket range {text:?}")) }
+}
+
+/// Prints the buckets in `range` of a filter (of level `level` for a growable one).
+pub(crate) fn dump(path: &Path, range: Range<usize>, level: usize) -> Result<Status, Failure> {
+    let filter = Owned::load(path)?;
+    let table = match &filter {
+        Owned::Fixed(filter) if level == 0 => filter,
+        Owned::Fixed(_) => {
+            return Err(Failure::usage("--level applies to a growable filter; this one has one table"));
+        }
+        Owned::Growable(growable) => growable.levels().get(level).ok_or_else(|| {
+            Failure::usage(format!(
+                "--level {level}: the filter has {} levels (0 to {})",
+                growable.level_count(),
+                growable.level_count() - 1
+            ))
+        })?,
+    };
+    if range.end > table.bucket_count() {
+        return Err(Failure::usage(format!(
+            "buckets {}..{} are outside the filter's {} buckets (0..{})",
+            range.start,
+            range.end,
+            table.bucket_count(),
+            table.bucket_count()
+        )));
+    }
+    for bucket in table.buckets(range) {
+        println!("{bucket}");
+    }
+    Ok(Status::All)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges() {
+        assert_eq!(parse_range("0..16"), Ok(0..16));
+        assert_eq!(parse_range("3..=3"), Ok(3..4));
+        for bad in ["", "5", "a..b", "4..2", "3..3", "1..=x", "-1..3"] {
+            assert!(parse_range(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,195 @@
+//! `bugu`: build, query, inspect and compare cuckoo filters from a terminal and from scripts.
+//!
+//! A thin shell over the library. Items are lines (raw bytes; `--hex` for binary keys) from the
+//! arguments, `--input FILE` or standard input. Exit status, as `grep`'s: 0 when every item was
+//! found (or applied), 1 when some was absent (`check`) or not found (`remove`), 2 on an error —
+//! reported as one line on standard error. A command that changes a file saves it atomically, and
+//! only if every item was applied.
+
+mod bench;
+mod check;
+mod create;
+mod error;
+mod files;
+mod info;
+mod input;
+mod progress;
+mod update;
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::create::FilterOptions;
+use crate::error::{Failure, Status};
+use crate::input::Source;
+use crate::update::ItemOptions;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "bugu",
+    version,
+    about = "Cuckoo filters from the command line: build, query, inspect, compare."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Where items come from, and how they are written.
+#[derive(Debug, Args)]
+struct Items {
+    /// Items; if none, one per line from --input or standard input.
+    items: Vec<OsString>,
+    /// Read items from this file, one per line (`-` for standard input).
+    #[arg(short, long)]
+    input: Option<PathBuf>,
+    /// Items are hex-encoded bytes.
+    #[arg(long)]
+    hex: bool,
+}
+
+impl Items {
+    fn source(self) -> Result<Source, Failure> {
+        Source::new(self.items, self.input)
+    }
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Create an empty filter file.
+    Create {
+        file: PathBuf,
+        /// Items the filter must hold (the first level's, with --growable).
+        #[arg(short = 'n', long, value_parser = parse_count)]
+        capacity: usize,
+        #[command(flatten)]
+        filter: FilterOptions,
+    },
+    /// Add items (a copy each time; --unique to add only absent items).
+    Add {
+        file: PathBuf,
+        #[command(flatten)]
+        items: Items,
+        /// Add an item only if it is not already (probably) present.
+        #[arg(short, long)]
+        unique: bool,
+        /// No summary line.
+        #[arg(short, long)]
+        quiet: bool,
+    },
+    /// Remove one copy of each item (only remove items you added).
+    Remove {
+        file: PathBuf,
+        #[command(flatten)]
+        items: Items,
+        /// No summary line.
+        #[arg(short, long)]
+        quiet: bool,
+    },
+    /// Print the items that may be in the filter (exit 1 if some is absent).
+    Check {
+        file: PathBuf,
+        #[command(flatten)]
+        items: Items,
+        /// Print the absent items instead.
+        #[arg(short, long)]
+        absent: bool,
+        /// Print only how many items would be printed.
+        #[arg(short, long)]
+        count: bool,
+        /// No summary line (printed only when standard error is a terminal).
+        #[arg(short, long)]
+        quiet: bool,
+    },
+    /// Build a filter file from a list, one item per line, sized from its line count.
+    Build {
+        file: PathBuf,
+        /// The list (`-` or none: standard input, which needs --capacity).
+        #[arg(short, long)]
+        input: Option<PathBuf>,
+        /// Items the filter must hold [default: the number of lines].
+        #[arg(short = 'n', long, value_parser = parse_count)]
+        capacity: Option<usize>,
+        #[command(flatten)]
+        filter: FilterOptions,
+        /// Items are hex-encoded bytes.
+        #[arg(long)]
+        hex: bool,
+        /// Add an item only if it is not already (probably) present.
+        #[arg(short, long)]
+        unique: bool,
+        /// No summary line.
+        #[arg(short, long)]
+        quiet: bool,
+    },
+    /// Print a filter's parameters and statistics.
+    Info {
+        file: PathBuf,
+        /// As JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the contents of a range of buckets.
+    Dump {
+        file: PathBuf,
+        /// Buckets A..B (B excluded) or A..=B.
+        #[arg(long, value_parser = info::parse_range)]
+        buckets: std::ops::Range<usize>,
+        /// The level of a growable filter.
+        #[arg(long, default_value_t = 0)]
+        level: usize,
+    },
+    /// Measure bugu against a Bloom filter on this machine: memory, insert, query, false positives.
+    Bench {
+        /// Numbers of keys, comma-separated [default: 1e4,1e5,1e6].
+        #[arg(long, value_delimiter = ',', value_parser = parse_count)]
+        sizes: Option<Vec<usize>>,
+        /// Target false-positive rate of both filters.
+        #[arg(long, default_value_t = 0.004)]
+        fpr: f64,
+        /// Timed repeats of each phase (medians are reported).
+        #[arg(long, default_value_t = 3)]
+        repeats: usize,
+        /// Also draw the lookup times as an SVG chart.
+        #[arg(long)]
+        plot: Option<PathBuf>,
+    },
+}
+
+/// "1000000", "1_000_000" or "1e6".
+fn parse_count(text: &str) -> Result<usize, String> {
+    bugu_bench::cli::parse_count(text)
+}
+
+fn run(command: Command) -> Result<Status, Failure> {
+    match command {
+        Command::Create { file, capacity, filter } => create::create(&file, capacity, &filter),
+        Command::Add { file, items, unique, quiet } => {
+            let hex = items.hex;
+            update::add(&file, &items.source()?, ItemOptions { unique, hex, quiet })
+        }
+        Command::Remove { file, items, quiet } => {
+            let hex = items.hex;
+            update::remove(&file, &items.source()?, hex, quiet)
+        }
+        Command::Check { file, items, absent, count, quiet } => {
+            let hex = items.hex;
+            check::check(&file, &items.source()?, check::Show { absent, count }, hex, quiet)
+        }
+        Command::Build { file, input, capacity, filter, hex, unique, quiet } => {
+            update::build(&file, input, capacity, &filter, ItemOptions { unique, hex, quiet })
+        }
+        Command::Info { file, json } => info::info(&file, json),
+        Command::Dump { file, buckets, level } => info::dump(&file, buckets, level),
+        Command::Bench { sizes, fpr, repeats, plot } => bench::bench(sizes, fpr, repeats, plot.as_deref()),
+    }
+}
+
+fn main() -> ExitCode {
+    // Bad flags: clap prints its message and exits 2, as `grep` does.
+    let cli = Cli::parse();
+    error::exit_code(run(cli.command))
+}

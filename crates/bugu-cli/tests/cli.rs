@@ -1,0 +1,203 @@
+//! The real `bugu` binary on temporary files.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use tempfile::TempDir;
+
+fn bugu() -> Command {
+    Command::cargo_bin("bugu").expect("the binary is built")
+}
+
+/// A temporary directory with a list of `n` lines `prefix<i>`.
+struct Workspace {
+    dir: TempDir,
+}
+
+impl Workspace {
+    fn new() -> Self {
+        Self { dir: TempDir::new().expect("a temporary directory") }
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    fn list(&self, name: &str, prefix: &str, lines: std::ops::Range<u32>) -> PathBuf {
+        let text: String = lines.map(|i| format!("{prefix}{i}\n")).collect();
+        let path = self.path(name);
+        fs::write(&path, text).expect("written");
+        path
+    }
+}
+
+fn count_lines(output: &[u8]) -> usize {
+    output.iter().filter(|&&b| b == b'\n').count()
+}
+
+#[test]
+fn build_then_check_every_line_and_absent_ones() {
+    let ws = Workspace::new();
+    let list = ws.list("present.txt", "user_", 0..100_000);
+    let absent = ws.list("absent.txt", "other_", 0..100_000);
+    let filter = ws.path("users.bugu");
+    bugu()
+        .args(["build", filter.to_str().unwrap(), "--input", list.to_str().unwrap(), "--fpr", "0.01"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("added 100000, already present 0, failed 0"));
+
+    // Every built line is found: printed back, in order, and exit 0.
+    let output = bugu().args(["check", filter.to_str().unwrap(), "--input", list.to_str().unwrap()]).output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(output.stdout, fs::read(&list).unwrap());
+
+    // Absent lines: the false-positive rate is near the configured 1%, and exit 1.
+    let output = bugu().args(["check", filter.to_str().unwrap(), "--input", absent.to_str().unwrap(), "--count"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let false_positives: usize = String::from_utf8(output.stdout).unwrap().trim().parse().unwrap();
+    assert!((100..=1_500).contains(&false_positives), "{false_positives} false positives of 100,000");
+    let output = bugu().args(["check", filter.to_str().unwrap(), "--input", absent.to_str().unwrap(), "--absent"]).output().unwrap();
+    assert_eq!(count_lines(&output.stdout), 100_000 - false_positives);
+}
+
+#[test]
+fn add_remove_check_through_standard_input() {
+    let ws = Workspace::new();
+    let filter = ws.path("f.bugu");
+    let f = filter.to_str().unwrap();
+    bugu().args(["create", f, "--capacity", "1000"]).assert().success();
+    bugu().args(["add", f]).write_stdin("apple\r\nbanana\n\ncherry").assert().success();
+    // CRLF and a missing last newline are line endings; the empty line is an item.
+    bugu().args(["check", f, "apple", "banana", "", "cherry"]).assert().code(0).stdout("apple\nbanana\n\ncherry\n");
+    bugu().args(["check", f, "--absent"]).write_stdin("apple\ndurian\n").assert().code(1).stdout("durian\n");
+    bugu().args(["add", f, "--unique", "apple", "elder"]).assert().success().stderr(predicate::str::contains("added 1, already present 1"));
+    bugu().args(["remove", f]).write_stdin("apple\nbanana\n").assert().code(0);
+    bugu().args(["check", f, "--count", "apple", "banana", "cherry", "elder"]).assert().code(1).stdout("2\n");
+    // Removing what is not there: exit 1, and the file is unchanged.
+    let before = fs::read(&filter).unwrap();
+    bugu().args(["remove", f, "never-added"]).assert().code(1).stderr(predicate::str::contains("not found 1"));
+    assert_eq!(fs::read(&filter).unwrap(), before);
+}
+
+#[test]
+fn hex_items_are_binary_keys() {
+    let ws = Workspace::new();
+    let f = ws.path("f.bugu");
+    let f = f.to_str().unwrap();
+    bugu().args(["create", f, "-n", "100"]).assert().success();
+    bugu().args(["add", f, "--hex", "00ff10", "0a0d"]).assert().success();
+    bugu().args(["check", f, "--hex"]).write_stdin("00FF10\n0a0d\n").assert().code(0).stdout("00FF10\n0a0d\n");
+    bugu().args(["check", f, "--hex", "0g"]).assert().code(2).stderr(predicate::str::contains("argument 1 is not hex"));
+}
+
+#[test]
+fn growable_filters_grow_and_keep_everything() {
+    let ws = Workspace::new();
+    let list = ws.list("list.txt", "k", 0..20_000);
+    let f = ws.path("g.bugu");
+    let f = f.to_str().unwrap();
+    bugu().args(["create", f, "--capacity", "100", "--growable"]).assert().success();
+    bugu().args(["add", f, "--input", list.to_str().unwrap()]).assert().success();
+    bugu().args(["check", f, "--input", list.to_str().unwrap(), "--count"]).assert().code(0).stdout("20000\n");
+    let info = bugu().args(["info", f, "--json"]).output().unwrap();
+    let info: serde_json::Value = serde_json::from_slice(&info.stdout).expect("--json parses");
+    assert_eq!((info["kind"].as_str(), info["items"].as_u64()), (Some("growable"), Some(20_000)));
+    assert!(info["levels"].as_array().unwrap().len() > 1);
+}
+
+#[test]
+fn info_and_dump() {
+    let ws = Workspace::new();
+    let list = ws.list("list.txt", "x", 0..500);
+    let f = ws.path("f.bugu");
+    let f = f.to_str().unwrap();
+    bugu().args(["build", f, "-i", list.to_str().unwrap(), "--bits", "12", "--bucket-size", "2", "-q"]).assert().success().stderr("");
+    let info = bugu().args(["info", f, "--json"]).output().unwrap();
+    let info: serde_json::Value = serde_json::from_slice(&info.stdout).expect("--json parses");
+    assert_eq!(
+        (info["kind"].as_str(), info["items"].as_u64(), info["fingerprint_bits"].as_u64(), info["bucket_size"].as_u64()),
+        (Some("cuckoo"), Some(500), Some(12), Some(2))
+    );
+    bugu().args(["info", f]).assert().success().stdout(predicate::str::contains("items:               500 of capacity 500"));
+    let dump = bugu().args(["dump", f, "--buckets", "0..=9"]).output().unwrap();
+    assert_eq!(count_lines(&dump.stdout), 10);
+    assert!(String::from_utf8(dump.stdout).unwrap().starts_with("#0:"));
+    bugu().args(["dump", f, "--buckets", "0..100000"]).assert().code(2).stderr(predicate::str::contains("outside the filter's"));
+}
+
+/// One line on standard error, `bugu: FILE: ...`, exit 2.
+fn fails_with(args: &[&str], message: &str) {
+    let output = bugu().args(args).output().unwrap();
+    assert_eq!(output.status.code(), Some(2), "{args:?}");
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.starts_with("bugu: ") && stderr.contains(message), "{stderr}");
+}
+
+#[test]
+fn bad_files_give_one_line_errors() {
+    let ws = Workspace::new();
+    let good = ws.path("good.bugu");
+    bugu().args(["build", good.to_str().unwrap(), "-i", ws.list("l", "a", 0..1000).to_str().unwrap()]).assert().success();
+    let bytes = fs::read(&good).unwrap();
+    let write = |name: &str, content: &[u8]| -> String {
+        let path = ws.path(name);
+        fs::write(&path, content).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let mut corrupt = bytes.clone();
+    corrupt[bytes.len() / 2] ^= 0x10;
+    let truncated = write("truncated.bugu", &bytes[..bytes.len() - 100]);
+    let corrupt = write("corrupt.bugu", &corrupt);
+    let text = write("text.bugu", b"hello\n");
+    let empty = write("empty.bugu", b"");
+    let missing = ws.path("missing.bugu");
+    let missing = missing.to_str().unwrap();
+    for command in ["check", "add", "remove"] {
+        fails_with(&[command, &truncated, "x"], "truncated");
+        fails_with(&[command, &corrupt, "x"], "corrupt bugu filter");
+        fails_with(&[command, &text, "x"], "not a bugu filter file");
+        fails_with(&[command, missing, "x"], "missing.bugu: no such file");
+    }
+    fails_with(&["check", &empty, "x"], "empty file");
+    fails_with(&["info", &corrupt], "checksum mismatch");
+    fails_with(&["create", good.to_str().unwrap(), "-n", "5"], "already exists");
+    fails_with(&["create", &ws.path("n.bugu").to_string_lossy(), "-n", "5", "--bucket-size", "3"], "bucket size");
+    fails_with(&["add", good.to_str().unwrap(), "a", "--input", "list"], "not both");
+    // Bad flags: clap's message, exit 2.
+    bugu().args(["check"]).assert().code(2);
+    bugu().args(["create", "x.bugu"]).assert().code(2);
+}
+
+#[test]
+fn a_full_filter_refuses_and_leaves_the_file_byte_identical() {
+    let ws = Workspace::new();
+    let f = ws.path("small.bugu");
+    let f = f.to_str().unwrap();
+    bugu().args(["create", f, "--capacity", "50", "--fpr", "0.01"]).assert().success();
+    bugu().args(["add", f, "--input", ws.list("first", "a", 0..40).to_str().unwrap()]).assert().success();
+    let before = fs::read(f).unwrap();
+    let many = ws.list("many", "b", 0..10_000);
+    fails_with(&["add", f, "--input", many.to_str().unwrap()], "the filter is full");
+    assert_eq!(fs::read(f).unwrap(), before);
+    // The same item too often, without --unique: refused, nothing saved.
+    let same = "same\n".repeat(20);
+    let output = bugu().args(["add", f]).write_stdin(same).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("use --unique"));
+    assert_eq!(fs::read(f).unwrap(), before);
+}
+
+#[test]
+fn build_refuses_standard_input_without_a_capacity_and_sizes_from_it_with_one() {
+    let ws = Workspace::new();
+    let f = ws.path("f.bugu");
+    let f = f.to_str().unwrap();
+    fails_with(&["build", f], "--capacity");
+    bugu().args(["build", f, "--capacity", "10", "-q"]).write_stdin("a\nb\n").assert().success();
+    bugu().args(["check", f, "a", "b"]).assert().code(0);
+    assert!(Path::new(f).exists());
+}

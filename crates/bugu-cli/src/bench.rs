@@ -9,7 +9,7 @@ use bugu_bench::report::charts;
 use bugu_bench::seed_table;
 use bugu_bench::timing::Clock;
 
-use crate::error::{Failure, Status};
+use crate::error::{Failure, Status, print};
 
 pub(crate) fn bench(
     sizes: Option<Vec<usize>>,
@@ -32,7 +32,7 @@ pub(crate) fn bench(
         clock: Clock::Wall,
     };
     let report = compare::run(&options);
-    println!("{}", seed_table::render(&report));
+    print(&(seed_table::render(&report) + "\n"))?;
     for warning in report.warnings() {
         eprintln!("bugu: {warning}");
     }

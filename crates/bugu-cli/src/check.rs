@@ -33,7 +33,6 @@ pub(crate) fn check(
     let mut progress = Progress::start(source, summary);
     let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let (mut present, mut absent) = (0u64, 0u64);
-    let write_error = |error: std::io::Error| Failure::message(format!("cannot write the output: {error}"));
     source.for_each_block(hex, |block, bytes| {
         let hashes: Vec<u64> = block.iter().map(|(_, item)| filter.hash_of_bytes(item)).collect();
         for (found, (raw, _)) in filter.contains_hash_batch(&hashes).into_iter().zip(block) {
@@ -43,16 +42,16 @@ pub(crate) fn check(
                 absent += 1;
             }
             if found != show.absent && !show.count {
-                out.write_all(raw).and_then(|()| out.write_all(b"\n")).map_err(write_error)?;
+                out.write_all(raw).and_then(|()| out.write_all(b"\n")).map_err(Failure::output)?;
             }
         }
         progress.advance(block.len(), bytes);
         Ok(())
     })?;
     if show.count {
-        writeln!(out, "{}", if show.absent { absent } else { present }).map_err(write_error)?;
+        writeln!(out, "{}", if show.absent { absent } else { present }).map_err(Failure::output)?;
     }
-    out.flush().map_err(write_error)?;
+    out.flush().map_err(Failure::output)?;
     progress.finish(&format!("checked {}: {present} may be present, {absent} absent", present + absent));
     Ok(if absent == 0 { Status::All } else { Status::Some })
 }

@@ -9,11 +9,21 @@ use std::process::ExitCode;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Failure {
     message: String,
+    /// The reader of the output went away (`bugu check ... | head`): end quietly, as `grep` does.
+    closed_output: bool,
 }
 
 impl Failure {
     pub(crate) fn message(message: impl Into<String>) -> Self {
-        Self { message: message.into() }
+        Self { message: message.into(), closed_output: false }
+    }
+
+    /// An error writing to standard output.
+    pub(crate) fn output(error: io::Error) -> Self {
+        Self {
+            closed_output: error.kind() == io::ErrorKind::BrokenPipe,
+            ..Self::message(format!("cannot write the output: {error}"))
+        }
     }
 
     /// A mistake in the command line.
@@ -34,7 +44,7 @@ impl Failure {
 
     /// The same failure, naming the file it concerns.
     pub(crate) fn in_file(self, path: &Path) -> Self {
-        Self { message: format!("{}: {}", path.display(), self.message) }
+        Self { message: format!("{}: {}", path.display(), self.message), ..self }
     }
 }
 
@@ -42,6 +52,13 @@ impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)
     }
+}
+
+/// Writes text to standard output.
+pub(crate) fn print(text: &str) -> Result<(), Failure> {
+    use std::io::Write;
+    let mut out = io::stdout().lock();
+    out.write_all(text.as_bytes()).and_then(|()| out.flush()).map_err(Failure::output)
 }
 
 /// How a command that succeeded ended, as `grep` reports it.
@@ -58,6 +75,7 @@ pub(crate) fn exit_code(outcome: Result<Status, Failure>) -> ExitCode {
     match outcome {
         Ok(Status::All) => ExitCode::SUCCESS,
         Ok(Status::Some) => ExitCode::from(1),
+        Err(failure) if failure.closed_output => ExitCode::SUCCESS,
         Err(failure) => {
             eprintln!("bugu: {failure}");
             ExitCode::from(2)

@@ -1,24 +1,25 @@
 //! `bugu info` (a filter's parameters and statistics, as text or JSON) and `bugu dump` (the
 //! contents of a range of buckets).
 
+use std::io::{BufWriter, Write};
 use std::ops::Range;
 use std::path::Path;
 
 use bugu::{CuckooFilter, Filter, Stats};
 use serde_json::{Value, json};
 
-use crate::error::{Failure, Status};
+use crate::error::{Failure, Status, print};
 use crate::files::Owned;
 
 pub(crate) fn info(path: &Path, as_json: bool) -> Result<Status, Failure> {
     let filter = Owned::load(path)?;
     let file_bytes = std::fs::metadata(path).map_err(|error| Failure::io(path, &error))?.len();
     let report = describe(&filter, path, file_bytes);
-    if as_json {
-        println!("{}", serde_json::to_string_pretty(&report).expect("a JSON value serializes"));
-    } else {
-        print!("{}", text(&report, &filter));
-    }
+    let output = match as_json {
+        true => serde_json::to_string_pretty(&report).expect("a JSON value serializes") + "\n",
+        false => text(&report, &filter),
+    };
+    print(&output)?;
     Ok(Status::All)
 }
 
@@ -164,9 +165,11 @@ pub(crate) fn dump(path: &Path, range: Range<usize>, level: usize) -> Result<Sta
             table.bucket_count()
         )));
     }
+    let mut out = BufWriter::new(std::io::stdout().lock());
     for bucket in table.buckets(range) {
-        println!("{bucket}");
+        writeln!(out, "{bucket}").map_err(Failure::output)?;
     }
+    out.flush().map_err(Failure::output)?;
     Ok(Status::All)
 }
 

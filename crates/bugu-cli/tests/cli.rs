@@ -50,16 +50,23 @@ fn build_then_check_every_line_and_absent_ones() {
         .stderr(predicate::str::contains("added 100000, already present 0, failed 0"));
 
     // Every built line is found: printed back, in order, and exit 0.
-    let output = bugu().args(["check", filter.to_str().unwrap(), "--input", list.to_str().unwrap()]).output().unwrap();
+    let output =
+        bugu().args(["check", filter.to_str().unwrap(), "--input", list.to_str().unwrap()]).output().unwrap();
     assert_eq!(output.status.code(), Some(0));
     assert_eq!(output.stdout, fs::read(&list).unwrap());
 
     // Absent lines: the false-positive rate is near the configured 1%, and exit 1.
-    let output = bugu().args(["check", filter.to_str().unwrap(), "--input", absent.to_str().unwrap(), "--count"]).output().unwrap();
+    let output = bugu()
+        .args(["check", filter.to_str().unwrap(), "--input", absent.to_str().unwrap(), "--count"])
+        .output()
+        .unwrap();
     assert_eq!(output.status.code(), Some(1));
     let false_positives: usize = String::from_utf8(output.stdout).unwrap().trim().parse().unwrap();
     assert!((100..=1_500).contains(&false_positives), "{false_positives} false positives of 100,000");
-    let output = bugu().args(["check", filter.to_str().unwrap(), "--input", absent.to_str().unwrap(), "--absent"]).output().unwrap();
+    let output = bugu()
+        .args(["check", filter.to_str().unwrap(), "--input", absent.to_str().unwrap(), "--absent"])
+        .output()
+        .unwrap();
     assert_eq!(count_lines(&output.stdout), 100_000 - false_positives);
 }
 
@@ -71,14 +78,26 @@ fn add_remove_check_through_standard_input() {
     bugu().args(["create", f, "--capacity", "1000"]).assert().success();
     bugu().args(["add", f]).write_stdin("apple\r\nbanana\n\ncherry").assert().success();
     // CRLF and a missing last newline are line endings; the empty line is an item.
-    bugu().args(["check", f, "apple", "banana", "", "cherry"]).assert().code(0).stdout("apple\nbanana\n\ncherry\n");
+    bugu()
+        .args(["check", f, "apple", "banana", "", "cherry"])
+        .assert()
+        .code(0)
+        .stdout("apple\nbanana\n\ncherry\n");
     bugu().args(["check", f, "--absent"]).write_stdin("apple\ndurian\n").assert().code(1).stdout("durian\n");
-    bugu().args(["add", f, "--unique", "apple", "elder"]).assert().success().stderr(predicate::str::contains("added 1, already present 1"));
+    bugu()
+        .args(["add", f, "--unique", "apple", "elder"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("added 1, already present 1"));
     bugu().args(["remove", f]).write_stdin("apple\nbanana\n").assert().code(0);
     bugu().args(["check", f, "--count", "apple", "banana", "cherry", "elder"]).assert().code(1).stdout("2\n");
     // Removing what is not there: exit 1, and the file is unchanged.
     let before = fs::read(&filter).unwrap();
-    bugu().args(["remove", f, "never-added"]).assert().code(1).stderr(predicate::str::contains("not found 1"));
+    bugu()
+        .args(["remove", f, "never-added"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("not found 1"));
     assert_eq!(fs::read(&filter).unwrap(), before);
 }
 
@@ -89,8 +108,17 @@ fn hex_items_are_binary_keys() {
     let f = f.to_str().unwrap();
     bugu().args(["create", f, "-n", "100"]).assert().success();
     bugu().args(["add", f, "--hex", "00ff10", "0a0d"]).assert().success();
-    bugu().args(["check", f, "--hex"]).write_stdin("00FF10\n0a0d\n").assert().code(0).stdout("00FF10\n0a0d\n");
-    bugu().args(["check", f, "--hex", "0g"]).assert().code(2).stderr(predicate::str::contains("argument 1 is not hex"));
+    bugu()
+        .args(["check", f, "--hex"])
+        .write_stdin("00FF10\n0a0d\n")
+        .assert()
+        .code(0)
+        .stdout("00FF10\n0a0d\n");
+    bugu()
+        .args(["check", f, "--hex", "0g"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("argument 1 is not hex"));
 }
 
 #[test]
@@ -101,7 +129,11 @@ fn growable_filters_grow_and_keep_everything() {
     let f = f.to_str().unwrap();
     bugu().args(["create", f, "--capacity", "100", "--growable"]).assert().success();
     bugu().args(["add", f, "--input", list.to_str().unwrap()]).assert().success();
-    bugu().args(["check", f, "--input", list.to_str().unwrap(), "--count"]).assert().code(0).stdout("20000\n");
+    bugu()
+        .args(["check", f, "--input", list.to_str().unwrap(), "--count"])
+        .assert()
+        .code(0)
+        .stdout("20000\n");
     let info = bugu().args(["info", f, "--json"]).output().unwrap();
     let info: serde_json::Value = serde_json::from_slice(&info.stdout).expect("--json parses");
     assert_eq!((info["kind"].as_str(), info["items"].as_u64()), (Some("growable"), Some(20_000)));
@@ -114,18 +146,35 @@ fn info_and_dump() {
     let list = ws.list("list.txt", "x", 0..500);
     let f = ws.path("f.bugu");
     let f = f.to_str().unwrap();
-    bugu().args(["build", f, "-i", list.to_str().unwrap(), "--bits", "12", "--bucket-size", "2", "-q"]).assert().success().stderr("");
+    bugu()
+        .args(["build", f, "-i", list.to_str().unwrap(), "--bits", "12", "--bucket-size", "2", "-q"])
+        .assert()
+        .success()
+        .stderr("");
     let info = bugu().args(["info", f, "--json"]).output().unwrap();
     let info: serde_json::Value = serde_json::from_slice(&info.stdout).expect("--json parses");
     assert_eq!(
-        (info["kind"].as_str(), info["items"].as_u64(), info["fingerprint_bits"].as_u64(), info["bucket_size"].as_u64()),
+        (
+            info["kind"].as_str(),
+            info["items"].as_u64(),
+            info["fingerprint_bits"].as_u64(),
+            info["bucket_size"].as_u64()
+        ),
         (Some("cuckoo"), Some(500), Some(12), Some(2))
     );
-    bugu().args(["info", f]).assert().success().stdout(predicate::str::contains("items:               500 of capacity 500"));
+    bugu()
+        .args(["info", f])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("items:               500 of capacity 500"));
     let dump = bugu().args(["dump", f, "--buckets", "0..=9"]).output().unwrap();
     assert_eq!(count_lines(&dump.stdout), 10);
     assert!(String::from_utf8(dump.stdout).unwrap().starts_with("#0:"));
-    bugu().args(["dump", f, "--buckets", "0..100000"]).assert().code(2).stderr(predicate::str::contains("outside the filter's"));
+    bugu()
+        .args(["dump", f, "--buckets", "0..100000"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("outside the filter's"));
 }
 
 /// One line on standard error, `bugu: FILE: ...`, exit 2.
@@ -141,7 +190,10 @@ fn fails_with(args: &[&str], message: &str) {
 fn bad_files_give_one_line_errors() {
     let ws = Workspace::new();
     let good = ws.path("good.bugu");
-    bugu().args(["build", good.to_str().unwrap(), "-i", ws.list("l", "a", 0..1000).to_str().unwrap()]).assert().success();
+    bugu()
+        .args(["build", good.to_str().unwrap(), "-i", ws.list("l", "a", 0..1000).to_str().unwrap()])
+        .assert()
+        .success();
     let bytes = fs::read(&good).unwrap();
     let write = |name: &str, content: &[u8]| -> String {
         let path = ws.path(name);
@@ -165,7 +217,10 @@ fn bad_files_give_one_line_errors() {
     fails_with(&["check", &empty, "x"], "empty file");
     fails_with(&["info", &corrupt], "checksum mismatch");
     fails_with(&["create", good.to_str().unwrap(), "-n", "5"], "already exists");
-    fails_with(&["create", &ws.path("n.bugu").to_string_lossy(), "-n", "5", "--bucket-size", "3"], "bucket size");
+    fails_with(
+        &["create", &ws.path("n.bugu").to_string_lossy(), "-n", "5", "--bucket-size", "3"],
+        "bucket size",
+    );
     fails_with(&["add", good.to_str().unwrap(), "a", "--input", "list"], "not both");
     // Bad flags: clap's message, exit 2.
     bugu().args(["check"]).assert().code(2);
@@ -200,4 +255,26 @@ fn build_refuses_standard_input_without_a_capacity_and_sizes_from_it_with_one() 
     bugu().args(["build", f, "--capacity", "10", "-q"]).write_stdin("a\nb\n").assert().success();
     bugu().args(["check", f, "a", "b"]).assert().code(0);
     assert!(Path::new(f).exists());
+}
+
+#[test]
+fn a_closed_output_ends_quietly() {
+    let ws = Workspace::new();
+    let list = ws.list("list.txt", "k", 0..200_000);
+    let f = ws.path("f.bugu");
+    let f = f.to_str().unwrap();
+    bugu().args(["build", f, "-i", list.to_str().unwrap(), "-q"]).assert().success();
+    // The reader takes one line and goes away; bugu must not panic.
+    let script = format!(
+        "{} check {f} --input {} | head -1",
+        assert_cmd::cargo::cargo_bin("bugu").display(),
+        list.display()
+    );
+    let output = std::process::Command::new("sh").args(["-c", &script]).output().unwrap();
+    assert_eq!(output.stdout, b"k0\n");
+    assert!(
+        !String::from_utf8_lossy(&output.stderr).contains("panicked"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
 }

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 MODULE = Path(os.environ.get("BUGU_REDIS_MODULE") or REPO_ROOT / "target/release/libbugu_redis.so")
@@ -130,7 +132,7 @@ class Server:
                 self.command_line(), stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT
             )
         self.down_on_purpose = False
-        probe = redis.Redis(host=HOST, port=self.port, socket_timeout=5, socket_connect_timeout=1)
+        probe = self._admin(socket_timeout=5, socket_connect_timeout=1)
         deadline = time.monotonic() + timeout
         try:
             while True:
@@ -158,7 +160,7 @@ class Server:
         if not self.running:
             return
         self.down_on_purpose = True
-        admin = redis.Redis(host=HOST, port=self.port, socket_timeout=10)
+        admin = self._admin(socket_timeout=10)
         try:
             admin.execute_command("SHUTDOWN", "NOSAVE", "NOW")
         except redis.RedisError:  # normally the connection closing under the reply
@@ -176,7 +178,6 @@ class Server:
 
     def kill(self) -> None:
         """SIGKILL: no chance to flush or save anything."""
-        self._close_clients()
         if self.running:
             self.down_on_purpose = True
             self.proc.send_signal(signal.SIGKILL)
@@ -195,7 +196,7 @@ class Server:
         return c
 
     def info(self, section: str) -> dict:
-        c = redis.Redis(host=HOST, port=self.port, socket_timeout=30)
+        c = self._admin(socket_timeout=30)
         try:
             return c.info(section)
         finally:
@@ -208,6 +209,11 @@ class Server:
                 tail = path.read_text(errors="replace").splitlines()[-lines:]
                 text += f"--- {path}\n" + "\n".join(tail) + "\n"
         return text
+
+    def _admin(self, **kwargs) -> redis.Redis:
+        """A client that does not retry: redis-py's default backs off for seconds on a closed
+        port."""
+        return redis.Redis(host=HOST, port=self.port, retry=Retry(NoBackoff(), 0), **kwargs)
 
     def _close_clients(self) -> None:
         for c in self._clients:
@@ -419,3 +425,57 @@ def mexists_all(client: redis.Redis, key, values, batch: int = 10_000) -> list[b
 def assert_all_found(client: redis.Redis, key, values) -> None:
     missing = [v for v, ok in zip(values, mexists_all(client, key, values)) if not ok]
     assert not missing, f"{len(missing)} false negatives in {key!r}, e.g. {missing[:5]}"
+
+
+def populate(client: redis.Redis, prefix: str = "cf:") -> dict[str, list[str]]:
+    """Writes a varied set of filters with every write command and returns, per key, the items it
+    must hold: reserved with options and grown, created by CF.ADD and grown, filled by CF.INSERTNX
+    and CF.ADDNX, bucket size 8 with repeated copies, a full EXPANSION 0 filter, an empty one,
+    some deletions, and a copy made with SCANDUMP/LOADCHUNK."""
+    present: dict[str, list[str]] = {}
+
+    key = prefix + "reserved"
+    assert client.execute_command("CF.RESERVE", key, 1000, "BUCKETSIZE", 4, "EXPANSION", 2, "MAXITERATIONS", 100) == b"OK"
+    values = items(key, 3000)
+    insert_all(client, key, values, batch=500)
+    deleted = pipelined(client, [("CF.DEL", key, v) for v in values[:300]])
+    assert all(x in (0, 1) for x in deleted), deleted  # 0: see test_del_in_a_grown_filter
+    present[key] = [v for v, x in zip(values, deleted) if x != 1] + values[300:]
+
+    key = prefix + "grown"
+    values = items(key, 4000)
+    assert all(x in (1, True) for x in pipelined(client, [("CF.ADD", key, v) for v in values]))
+    present[key] = values
+
+    key = prefix + "nx"
+    values = items(key, 1500)
+    assert client.execute_command("CF.INSERTNX", key, "CAPACITY", 2000, "ITEMS", *values[:1000]).count(1) >= 990
+    pipelined(client, [("CF.ADDNX", key, v) for v in values[500:]])
+    present[key] = values
+
+    key = prefix + "bucket8"
+    assert client.execute_command("CF.RESERVE", key, 2000, "BUCKETSIZE", 8, "ERRORRATE", 0.001) == b"OK"
+    values = items(key, 1500)
+    insert_all(client, key, values, batch=500)
+    assert all(x in (1, True) for x in pipelined(client, [("CF.ADD", key, "dup")] * 5))
+    present[key] = values + ["dup"]
+
+    key = prefix + "full"
+    assert client.execute_command("CF.RESERVE", key, 64, "EXPANSION", 0) == b"OK"
+    values = items(key, 400)
+    replies = pipelined(client, [("CF.ADD", key, v) for v in values])
+    assert any(isinstance(x, redis.ResponseError) for x in replies), "the EXPANSION 0 filter never filled"
+    present[key] = [v for v, x in zip(values, replies) if not isinstance(x, Exception)]
+
+    key = prefix + "empty"
+    assert client.execute_command("CF.RESERVE", key, 100) == b"OK"
+    present[key] = []
+
+    key = prefix + "copy"
+    loadchunks(client, key, scandump(client, prefix + "reserved"))
+    present[key] = present[prefix + "reserved"]
+    return present
+
+
+def snapshots(client: redis.Redis, keys) -> dict:
+    return {key: snapshot(client, key) for key in keys}

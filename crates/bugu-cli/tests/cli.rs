@@ -278,3 +278,16 @@ fn a_closed_output_ends_quietly() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+#[test]
+fn bench_prints_the_bloom_vs_cuckoo_table_and_plots_it() {
+    let ws = Workspace::new();
+    let plot = ws.path("plot.svg");
+    bugu()
+        .args(["bench", "--sizes", "1000", "--repeats", "1", "--plot", plot.to_str().unwrap()])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Bloom filter (fastbloom)").and(predicate::str::contains("Cuckoo filter (bugu)")));
+    assert!(fs::read_to_string(plot).unwrap().starts_with("<svg"));
+    bugu().args(["bench", "--fpr", "0.9"]).assert().code(2).stderr(predicate::str::contains("--fpr"));
+}

@@ -7,7 +7,8 @@
 use std::ffi::{CString, c_int, c_longlong, c_void};
 
 use redis_module::native_types::RedisType;
-use redis_module::raw;
+use redis_module::raw::{self, ModuleOptions};
+use redis_module::{Context, RedisString, Status};
 
 use crate::value::CfValue;
 
@@ -41,6 +42,14 @@ pub(crate) static CF_TYPE: RedisType = RedisType::new(
         unlink2: None,
     },
 );
+
+/// Called when the module loads: a short or corrupt string in an RDB file or a `RESTORE` payload
+/// then comes back to `rdb_load` as an error (which refuses the value) instead of stopping the
+/// server.
+pub(crate) fn handle_io_errors(ctx: &Context, _args: &[RedisString]) -> Status {
+    ctx.set_module_options(ModuleOptions::HANDLE_IO_ERRORS);
+    Status::Ok
+}
 
 /// The value behind a pointer Redis hands back.
 ///

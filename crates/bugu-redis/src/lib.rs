@@ -24,7 +24,7 @@ mod commands;
 mod datatype;
 
 #[cfg(not(test))]
-use datatype::CF_TYPE;
+use datatype::{CF_TYPE, handle_io_errors};
 
 // The module's entry point.
 #[cfg(not(test))]
@@ -33,6 +33,7 @@ redis_module::redis_module! {
     version: 1,
     allocator: (redis_module::alloc::RedisAlloc, redis_module::alloc::RedisAlloc),
     data_types: [CF_TYPE],
+    init: handle_io_errors,
     commands: [
         ["CF.RESERVE", commands::reserve, "write deny-oom", 1, 1, 1, ""],
         ["CF.ADD", commands::add, "write deny-oom", 1, 1, 1, ""],

@@ -329,7 +329,8 @@ impl Ready {
     }
 
     /// One step of `CF.SCANDUMP`: iterator 0 gives the header (next iterator 1); iterator `i`
-    /// gives the filter's bytes from offset `i - 1`, at most [`CHUNK_BYTES`] of them.
+    /// gives the filter's bytes from offset `i - 1`, at most [`CHUNK_BYTES`] of them. Only the
+    /// iterators a dump returns are accepted: offsets at a chunk boundary.
     pub(crate) fn dump_step(&self, iterator: i64) -> Result<DumpStep, CfError> {
         if iterator == 0 {
             return Ok(DumpStep::Chunk { next: 1, data: self.header().encode().to_vec() });
@@ -338,7 +339,7 @@ impl Ready {
         let len = self.filter.serialized_len();
         match offset {
             Some(offset) if offset == len => Ok(DumpStep::Done),
-            Some(offset) if offset < len => {
+            Some(offset) if offset < len && offset % CHUNK_BYTES == 0 => {
                 let mut dump = self.dump.borrow_mut();
                 let bytes = dump.get_or_insert_with(|| self.filter.to_bytes());
                 let end = (offset + CHUNK_BYTES).min(len);

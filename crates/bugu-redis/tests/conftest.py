@@ -43,6 +43,7 @@ INFO_FIELDS = [
 WRITE_COMMANDS = ["CF.RESERVE", "CF.ADD", "CF.ADDNX", "CF.INSERT", "CF.INSERTNX", "CF.DEL", "CF.LOADCHUNK"]
 READ_COMMANDS = ["CF.EXISTS", "CF.MEXISTS", "CF.COUNT", "CF.INFO", "CF.SCANDUMP"]
 CHUNK_LIMIT = 1 << 20  # SCANDUMP's largest chunk
+CRASH_MARKERS = ("Guru Meditation", "crashed by signal", "ASSERTION FAILED", "panicked", "argv[")
 
 
 def pytest_configure(config):
@@ -189,8 +190,10 @@ class Server:
 
     def client(self, protocol: int = 2, **kwargs) -> redis.Redis:
         """A redis-py client without CF reply callbacks: replies come back as the protocol has them
-        (bytes, ints, lists, RESP3 booleans and maps)."""
+        (bytes, ints, lists, RESP3 booleans and maps). It does not retry: a retried write could be
+        applied twice, and a dead server should fail the test at once."""
         kwargs.setdefault("socket_timeout", 120)
+        kwargs.setdefault("retry", Retry(NoBackoff(), 0))
         c = redis.Redis(host=HOST, port=self.port, protocol=protocol, **kwargs)
         self._clients.append(c)
         return c
@@ -202,17 +205,19 @@ class Server:
         finally:
             c.close()
 
-    def log_tail(self, lines: int = 60) -> str:
+    def log_tail(self, lines: int = 30) -> str:
+        """The end of the log and of stdout/stderr (where a Rust panic goes), and the reason of a
+        crash from Redis' bug report."""
         text = ""
         for path in (self.log, self.dir / "stdout.log"):
             if path.exists():
-                tail = path.read_text(errors="replace").splitlines()[-lines:]
-                text += f"--- {path}\n" + "\n".join(tail) + "\n"
+                log = path.read_text(errors="replace").splitlines()
+                reasons = [line for line in log if any(m in line for m in CRASH_MARKERS)]
+                text += f"--- {path}\n" + "\n".join(reasons[:10] + ["..."] + log[-lines:]) + "\n"
         return text
 
     def _admin(self, **kwargs) -> redis.Redis:
-        """A client that does not retry: redis-py's default backs off for seconds on a closed
-        port."""
+        """A client that does not retry (redis-py's default backs off for seconds on a closed port)."""
         return redis.Redis(host=HOST, port=self.port, retry=Retry(NoBackoff(), 0), **kwargs)
 
     def _close_clients(self) -> None:
@@ -354,13 +359,19 @@ def wait_until(predicate, what: str, timeout: float = 30, interval: float = 0.05
 # CF commands
 
 
-def items(prefix: str, count: int, start: int = 0) -> list[str]:
-    return [f"{prefix}:{i}" for i in range(start, start + count)]
+def items(prefix: str, count: int) -> list[str]:
+    return [f"{prefix}:{i}" for i in range(count)]
 
 
 def batched(values, size: int):
     for i in range(0, len(values), size):
         yield values[i : i + size]
+
+
+def reserve(client: redis.Redis, key, capacity, **options) -> None:
+    """CF.RESERVE with options given as keywords (``bucketsize=4``), which must reply OK."""
+    args = [f for name, value in options.items() for f in (name.upper(), value)]
+    assert_reply(client.execute_command("CF.RESERVE", key, capacity, *args), b"OK")
 
 
 def pipelined(client: redis.Redis, commands) -> list:
@@ -404,11 +415,10 @@ def snapshot(client: redis.Redis, key) -> tuple[dict[str, int], list[tuple[int, 
     return cf_info(client, key), scandump(client, key)
 
 
-def insert_all(client: redis.Redis, key, values, batch: int = 10_000, **options) -> None:
+def insert_all(client: redis.Redis, key, values, batch: int = 10_000) -> None:
     """CF.INSERT in batches; every item must be added."""
-    prefix = [f for name, value in options.items() for f in (name.upper(), value)]
     for chunk in batched(values, batch):
-        reply = client.execute_command("CF.INSERT", key, *prefix, "ITEMS", *chunk)
+        reply = client.execute_command("CF.INSERT", key, "ITEMS", *chunk)
         refused = [v for v, ok in zip(chunk, reply) if ok not in (1, True)]
         assert len(reply) == len(chunk) and not refused, f"not added: {refused[:5]}"
 
@@ -435,7 +445,7 @@ def populate(client: redis.Redis, prefix: str = "cf:") -> dict[str, list[str]]:
     present: dict[str, list[str]] = {}
 
     key = prefix + "reserved"
-    assert client.execute_command("CF.RESERVE", key, 1000, "BUCKETSIZE", 4, "EXPANSION", 2, "MAXITERATIONS", 100) == b"OK"
+    reserve(client, key, 1000, bucketsize=4, expansion=2, maxiterations=100)
     values = items(key, 3000)
     insert_all(client, key, values, batch=500)
     deleted = pipelined(client, [("CF.DEL", key, v) for v in values[:300]])
@@ -449,26 +459,28 @@ def populate(client: redis.Redis, prefix: str = "cf:") -> dict[str, list[str]]:
 
     key = prefix + "nx"
     values = items(key, 1500)
-    assert client.execute_command("CF.INSERTNX", key, "CAPACITY", 2000, "ITEMS", *values[:1000]).count(1) >= 990
+    assert (
+        client.execute_command("CF.INSERTNX", key, "CAPACITY", 2000, "ITEMS", *values[:1000]).count(1) >= 990
+    )
     pipelined(client, [("CF.ADDNX", key, v) for v in values[500:]])
     present[key] = values
 
     key = prefix + "bucket8"
-    assert client.execute_command("CF.RESERVE", key, 2000, "BUCKETSIZE", 8, "ERRORRATE", 0.001) == b"OK"
+    reserve(client, key, 2000, bucketsize=8, errorrate=0.001)
     values = items(key, 1500)
     insert_all(client, key, values, batch=500)
     assert all(x in (1, True) for x in pipelined(client, [("CF.ADD", key, "dup")] * 5))
     present[key] = values + ["dup"]
 
     key = prefix + "full"
-    assert client.execute_command("CF.RESERVE", key, 64, "EXPANSION", 0) == b"OK"
+    reserve(client, key, 64, expansion=0)
     values = items(key, 400)
     replies = pipelined(client, [("CF.ADD", key, v) for v in values])
     assert any(isinstance(x, redis.ResponseError) for x in replies), "the EXPANSION 0 filter never filled"
     present[key] = [v for v, x in zip(values, replies) if not isinstance(x, Exception)]
 
     key = prefix + "empty"
-    assert client.execute_command("CF.RESERVE", key, 100) == b"OK"
+    reserve(client, key, 100)
     present[key] = []
 
     key = prefix + "copy"

@@ -49,10 +49,6 @@ impl Owned {
         on_filter!(self, filter => filter.hash_of_bytes(item))
     }
 
-    pub(crate) fn insert_hash(&mut self, hash: u64) -> Result<(), InsertError> {
-        on_filter!(self, filter => filter.insert_hash(hash))
-    }
-
     pub(crate) fn insert_unique_hash(&mut self, hash: u64) -> Result<bool, InsertError> {
         on_filter!(self, filter => filter.insert_unique_hash(hash))
     }

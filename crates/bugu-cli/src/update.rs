@@ -39,14 +39,35 @@ impl Tally {
 
 /// Adds items to an existing filter file.
 pub(crate) fn add(path: &Path, source: &Source, options: ItemOptions) -> Result<Status, Failure> {
-    let mut filter = Owned::load(path)?;
+    insert_all(path, Owned::load(path)?, source, options)
+}
+
+/// Inserts every item of `source` into `filter`, then saves it to `path`; on the first refusal,
+/// fails without saving. Plain inserts go through the pipelined batch; `--unique` ones one by one
+/// (each must see the items before it).
+fn insert_all(
+    path: &Path,
+    mut filter: Owned,
+    source: &Source,
+    options: ItemOptions,
+) -> Result<Status, Failure> {
     let mut progress = Progress::start(source, !options.quiet);
     let mut tally = Tally::default();
     source.for_each_block(options.hex, |block, bytes| {
-        for (raw, item) in block {
-            let hash = filter.hash_of_bytes(item);
-            insert_one(&mut filter, hash, options.unique, &mut tally)
-                .map_err(|error| refusal(path, error, raw, &tally))?;
+        let hashes: Vec<u64> = block.iter().map(|(_, item)| filter.hash_of_bytes(item)).collect();
+        if options.unique {
+            for (&hash, (raw, _)) in hashes.iter().zip(block) {
+                match filter.insert_unique_hash(hash) {
+                    Ok(true) => tally.added += 1,
+                    Ok(false) => tally.present += 1,
+                    Err(error) => return Err(refusal(path, error, raw, &tally)),
+                }
+            }
+        } else {
+            for (result, (raw, _)) in filter.insert_hash_batch(&hashes).into_iter().zip(block) {
+                result.map_err(|error| refusal(path, error, raw, &tally))?;
+                tally.added += 1;
+            }
         }
         progress.advance(block.len(), bytes);
         Ok(())
@@ -54,18 +75,6 @@ pub(crate) fn add(path: &Path, source: &Source, options: ItemOptions) -> Result<
     filter.save(path)?;
     progress.finish(&tally.summary());
     Ok(Status::All)
-}
-
-fn insert_one(filter: &mut Owned, hash: u64, unique: bool, tally: &mut Tally) -> Result<(), InsertError> {
-    match unique {
-        true if !filter.insert_unique_hash(hash)? => tally.present += 1,
-        true => tally.added += 1,
-        false => {
-            filter.insert_hash(hash)?;
-            tally.added += 1;
-        }
-    }
-    Ok(())
 }
 
 /// The failure of an insert that the filter refused: nothing is saved.
@@ -124,28 +133,7 @@ pub(crate) fn build(
         (None, Source::File(list)) => count_lines(list)?.max(1),
         (None, _) => return Err(Failure::usage("give --capacity when the list comes from standard input")),
     };
-    let mut filter = filter_options.build(capacity)?;
-    let mut progress = Progress::start(&source, !options.quiet);
-    let mut tally = Tally::default();
-    source.for_each_block(options.hex, |block, bytes| {
-        let hashes: Vec<u64> = block.iter().map(|(_, item)| filter.hash_of_bytes(item)).collect();
-        if options.unique {
-            for (&hash, (raw, _)) in hashes.iter().zip(block) {
-                insert_one(&mut filter, hash, true, &mut tally)
-                    .map_err(|error| refusal(path, error, raw, &tally))?;
-            }
-        } else {
-            for (result, (raw, _)) in filter.insert_hash_batch(&hashes).into_iter().zip(block) {
-                result.map_err(|error| refusal(path, error, raw, &tally))?;
-                tally.added += 1;
-            }
-        }
-        progress.advance(block.len(), bytes);
-        Ok(())
-    })?;
-    filter.save(path)?;
-    progress.finish(&tally.summary());
-    Ok(Status::All)
+    insert_all(path, filter_options.build(capacity)?, &source, options)
 }
 
 /// Lines in a file: newlines, plus a last line without one.

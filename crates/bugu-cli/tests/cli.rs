@@ -287,7 +287,10 @@ fn bench_prints_the_bloom_vs_cuckoo_table_and_plots_it() {
         .args(["bench", "--sizes", "1000", "--repeats", "1", "--plot", plot.to_str().unwrap()])
         .assert()
         .success()
-        .stdout(predicate::str::contains("Bloom filter (fastbloom)").and(predicate::str::contains("Cuckoo filter (bugu)")));
+        .stdout(
+            predicate::str::contains("Bloom filter (fastbloom)")
+                .and(predicate::str::contains("Cuckoo filter (bugu)")),
+        );
     assert!(fs::read_to_string(plot).unwrap().starts_with("<svg"));
     bugu().args(["bench", "--fpr", "0.9"]).assert().code(2).stderr(predicate::str::contains("--fpr"));
 }

@@ -189,7 +189,24 @@ fn run(command: Command) -> Result<Status, Failure> {
 }
 
 fn main() -> ExitCode {
-    // Bad flags: clap prints its message and exits 2, as `grep` does.
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // --help and --version print as usual.
+        Err(error) if !error.use_stderr() => error.exit(),
+        // Bad flags: one line, exit 2 (clap's own message is several).
+        Err(error) => return error::exit_code(Err(Failure::usage(usage_line(&error)))),
+    };
     error::exit_code(run(cli.command))
+}
+
+/// clap's message on one line: its first paragraph without the `error: ` prefix, and the usage.
+fn usage_line(error: &clap::Error) -> String {
+    let text = error.render().to_string();
+    let message: Vec<&str> = text.lines().take_while(|line| !line.trim().is_empty()).map(str::trim).collect();
+    let message = message.join(" ");
+    let message = message.strip_prefix("error: ").unwrap_or(&message);
+    match text.lines().find_map(|line| line.strip_prefix("Usage: ")) {
+        Some(usage) => format!("{message} (usage: {usage})"),
+        None => message.to_string(),
+    }
 }

@@ -1,12 +1,12 @@
 //! bugu-redis: a Redis module serving RedisBloom's `CF.*` cuckoo-filter commands, with a bugu
 //! growable filter under every key.
 //!
-//! - [`settings`]: what `CF.RESERVE` asks for and how it maps onto bugu's settings;
-//! - [`args`]: parsing of the commands' arguments;
-//! - [`value`]: the value under a key, its saved form and its chunked dump and restore (no Redis
+//! - `settings`: what `CF.RESERVE` asks for and how it maps onto bugu's settings;
+//! - `args`: parsing of the commands' arguments;
+//! - `value`: the value under a key, its saved form and its chunked dump and restore (no Redis
 //!   in it, so it is tested without a server);
-//! - [`error`]: every error reply's text;
-//! - [`commands`] and [`datatype`]: the thin layer that talks to Redis.
+//! - `error`: every error reply's text;
+//! - `commands` and `datatype`: the thin layer that talks to Redis.
 //!
 //! Load it with `redis-server --loadmodule target/release/libbugu_redis.so`; `docs/redis.md`
 //! describes the commands, the choices made and how it is tested.

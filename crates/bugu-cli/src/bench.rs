@@ -18,7 +18,7 @@ pub(crate) fn bench(
     plot: Option<&Path>,
 ) -> Result<Status, Failure> {
     if !(fpr > 0.0 && fpr < 0.5) {
-        return Err(Failure::usage(format!("--fpr must be between 0 and 0.5, got {fpr}")));
+        return Err(Failure::message(format!("--fpr must be between 0 and 0.5, got {fpr}")));
     }
     let options = Options {
         sizes: sizes.unwrap_or_else(|| seed_table::SIZES.to_vec()),

@@ -42,7 +42,7 @@ impl FilterOptions {
     pub(crate) fn build(&self, capacity: usize) -> Result<Owned, Failure> {
         if self.growable {
             if self.bits.is_some() {
-                return Err(Failure::usage(
+                return Err(Failure::message(
                     "--bits does not apply to --growable (its levels' widths follow --fpr)",
                 ));
             }
@@ -54,7 +54,7 @@ impl FilterOptions {
             if let Some(max) = self.max_capacity {
                 builder = builder.max_capacity(max);
             }
-            builder.build().map(Owned::Growable).map_err(|error| Failure::usage(error.to_string()))
+            builder.build().map(Owned::Growable).map_err(|error| Failure::message(error.to_string()))
         } else {
             let builder =
                 CuckooFilter::builder().capacity(capacity).bucket_size(self.bucket_size).seed(self.seed);
@@ -62,7 +62,7 @@ impl FilterOptions {
                 Some(bits) => builder.fingerprint_bits(bits),
                 None => builder.false_positive_rate(self.fpr.unwrap_or(DEFAULT_FPR)),
             };
-            builder.build().map(Owned::Fixed).map_err(|error| Failure::usage(error.to_string()))
+            builder.build().map(Owned::Fixed).map_err(|error| Failure::message(error.to_string()))
         }
     }
 

@@ -14,6 +14,7 @@ pub(crate) struct Failure {
 }
 
 impl Failure {
+    /// A failure described in words (a bad flag, a refused insert, ...).
     pub(crate) fn message(message: impl Into<String>) -> Self {
         Self { message: message.into(), closed_output: false }
     }
@@ -24,11 +25,6 @@ impl Failure {
             closed_output: error.kind() == io::ErrorKind::BrokenPipe,
             ..Self::message(format!("cannot write the output: {error}"))
         }
-    }
-
-    /// A mistake in the command line.
-    pub(crate) fn usage(message: impl Into<String>) -> Self {
-        Self::message(message)
     }
 
     /// An I/O error on a file, in words (no error codes).

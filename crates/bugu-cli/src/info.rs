@@ -146,10 +146,10 @@ pub(crate) fn dump(path: &Path, range: Range<usize>, level: usize) -> Result<Sta
     let table = match &filter {
         Owned::Fixed(filter) if level == 0 => filter,
         Owned::Fixed(_) => {
-            return Err(Failure::usage("--level applies to a growable filter; this one has one table"));
+            return Err(Failure::message("--level applies to a growable filter; this one has one table"));
         }
         Owned::Growable(growable) => growable.levels().get(level).ok_or_else(|| {
-            Failure::usage(format!(
+            Failure::message(format!(
                 "--level {level}: the filter has {} levels (0 to {})",
                 growable.level_count(),
                 growable.level_count() - 1
@@ -157,7 +157,7 @@ pub(crate) fn dump(path: &Path, range: Range<usize>, level: usize) -> Result<Sta
         })?,
     };
     if range.end > table.bucket_count() {
-        return Err(Failure::usage(format!(
+        return Err(Failure::message(format!(
             "buckets {}..{} are outside the filter's {} buckets (0..{})",
             range.start,
             range.end,

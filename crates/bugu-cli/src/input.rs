@@ -34,7 +34,7 @@ impl Source {
     /// Arguments if any, else `--input` (where `-` means standard input), else standard input.
     pub(crate) fn new(items: Vec<OsString>, input: Option<PathBuf>) -> Result<Self, Failure> {
         match (items.is_empty(), input) {
-            (false, Some(_)) => Err(Failure::usage("give items as arguments or with --input, not both")),
+            (false, Some(_)) => Err(Failure::message("give items as arguments or with --input, not both")),
             (false, None) => Ok(Self::Args(items)),
             (true, Some(path)) if path == Path::new("-") => Ok(Self::Stdin),
             (true, Some(path)) => Ok(Self::File(path)),

@@ -194,7 +194,7 @@ fn main() -> ExitCode {
         // --help and --version print as usual.
         Err(error) if !error.use_stderr() => error.exit(),
         // Bad flags: one line, exit 2 (clap's own message is several).
-        Err(error) => return error::exit_code(Err(Failure::usage(usage_line(&error)))),
+        Err(error) => return error::exit_code(Err(Failure::message(usage_line(&error)))),
     };
     error::exit_code(run(cli.command))
 }

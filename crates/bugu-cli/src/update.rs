@@ -131,7 +131,7 @@ pub(crate) fn build(
     let capacity = match (capacity, &source) {
         (Some(capacity), _) => capacity,
         (None, Source::File(list)) => count_lines(list)?.max(1),
-        (None, _) => return Err(Failure::usage("give --capacity when the list comes from standard input")),
+        (None, _) => return Err(Failure::message("give --capacity when the list comes from standard input")),
     };
     insert_all(path, filter_options.build(capacity)?, &source, options)
 }

@@ -42,12 +42,11 @@ fn arguments(args: &[RedisString], min: usize) -> Result<Vec<&[u8]>, RedisError>
     Ok(args.iter().map(RedisString::as_slice).collect())
 }
 
-/// Exactly `count` arguments.
-fn exactly(args: &[RedisString], count: usize) -> Result<Vec<&[u8]>, RedisError> {
-    if args.len() != count {
-        return Err(RedisError::WrongArity);
-    }
-    arguments(args, count)
+/// Exactly `count` arguments (the command's name included), as bytes; an array, so the one-item
+/// commands on the hot path (`CF.EXISTS`, `CF.ADD`) allocate nothing for them.
+fn exactly<const N: usize>(args: &[RedisString]) -> Result<[&[u8]; N], RedisError> {
+    let args: &[RedisString; N] = args.try_into().map_err(|_| RedisError::WrongArity)?;
+    Ok(args.each_ref().map(RedisString::as_slice))
 }
 
 /// The filter under a key opened for reading; `None` if the key is empty.
@@ -105,7 +104,7 @@ pub(crate) fn add_nx(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 fn add_one(ctx: &Context, args: Vec<RedisString>, unique: bool) -> RedisResult {
-    let argv = exactly(&args, 3)?;
+    let argv = exactly::<3>(&args)?;
     let key = ctx.open_key_writable(&args[1]);
     let (value, created) = value_or_create(&key, Settings::default())?;
     let item = argv[2];
@@ -157,7 +156,7 @@ fn insert_many(ctx: &Context, args: Vec<RedisString>, unique: bool) -> RedisResu
 
 /// `CF.EXISTS key item`: 1 if the item may be present, 0 if it is not (RESP3: booleans).
 pub(crate) fn exists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
-    let argv = exactly(&args, 3)?;
+    let argv = exactly::<3>(&args)?;
     let key = ctx.open_key(&args[1]);
     Ok(RedisValue::Bool(match value(&key)? {
         Some(value) => value.ready()?.contains(argv[2]),
@@ -177,7 +176,7 @@ pub(crate) fn mexists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 
 /// `CF.COUNT key item`: how many copies of the item may be present (an upper bound).
 pub(crate) fn count(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
-    let argv = exactly(&args, 3)?;
+    let argv = exactly::<3>(&args)?;
     let key = ctx.open_key(&args[1]);
     let copies = match value(&key)? {
         Some(value) => value.ready()?.count(argv[2]),
@@ -188,7 +187,7 @@ pub(crate) fn count(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 
 /// `CF.DEL key item`: 1 if one copy was removed, 0 if none was (RESP3: booleans).
 pub(crate) fn del(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
-    let argv = exactly(&args, 3)?;
+    let argv = exactly::<3>(&args)?;
     let key = ctx.open_key_writable(&args[1]);
     let filter = value_mut(&key)?.ok_or(CfError::DelNotFound)?.ready_mut()?;
     let removed = filter.delete(argv[2]);
@@ -200,7 +199,7 @@ pub(crate) fn del(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 
 /// `CF.INFO key`: the filter's fields, in RedisBloom's order.
 pub(crate) fn info(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
-    exactly(&args, 2)?;
+    exactly::<2>(&args)?;
     let key = ctx.open_key(&args[1]);
     let info = value(&key)?.ok_or(CfError::NotFound)?.ready()?.info();
     reply_info(ctx, &info);
@@ -230,7 +229,7 @@ fn reply_info(ctx: &Context, info: &Info) {
 
 /// `CF.SCANDUMP key iterator`: `[next iterator, chunk]`, then `[0, nil]` at the end.
 pub(crate) fn scandump(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
-    let argv = exactly(&args, 3)?;
+    let argv = exactly::<3>(&args)?;
     let iterator = args::integer(argv[2]).ok_or(CfError::InvalidPosition)?;
     let key = ctx.open_key(&args[1]);
     let step = value(&key)?.ok_or(CfError::NotFound)?.ready()?.dump_step(iterator)?;
@@ -245,7 +244,7 @@ pub(crate) fn scandump(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 /// `CF.LOADCHUNK key iterator data`: one chunk of a `CF.SCANDUMP`, in order; replicated as sent,
 /// so a replica restores the same filter.
 pub(crate) fn loadchunk(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
-    let argv = exactly(&args, 4)?;
+    let argv = exactly::<4>(&args)?;
     let iterator = args::integer(argv[2]).ok_or(CfError::InvalidPosition)?;
     let key = ctx.open_key_writable(&args[1]);
     if let Some(started) = CfValue::load_chunk(value_mut(&key)?, iterator, argv[3])? {

@@ -93,3 +93,24 @@ fn writers_exclude_each_other() {
         assert!(filter.contains(&100u32));
     });
 }
+
+/// A second copy of a stored item is added and one copy removed while the item is looked up: the
+/// copy that stays is found throughout (a removal that leaves another copy counts in the move
+/// word, since the copy removed may be the one the lookup would have seen).
+#[test]
+fn removing_one_of_two_copies_never_hides_the_other() {
+    loom::model(|| {
+        let filter = Arc::new(tiny().build_concurrent().unwrap());
+        filter.insert(&5u32).unwrap();
+        let writer = {
+            let filter = Arc::clone(&filter);
+            loom::thread::spawn(move || {
+                filter.insert(&5u32).unwrap();
+                assert!(filter.remove(&5u32));
+            })
+        };
+        assert!(filter.contains(&5u32), "false negative while a copy was added and one removed");
+        writer.join().unwrap();
+        assert_eq!(filter.count(&5u32), 1);
+    });
+}

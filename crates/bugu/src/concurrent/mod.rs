@@ -4,7 +4,8 @@
 //! buckets (the protocol, and why a lookup never misses an item that is being moved, are explained
 //! in the table's `shared` module and in `docs/concurrency.md`):
 //! - **lookups take no lock and write nothing shared**: they read the two buckets between two
-//!   reads of their stripes' versions and read again if a write overlapped;
+//!   reads of a word that writers which move fingerprints change (of the stripes' versions, for
+//!   semi-sorted buckets), and read again if such a write overlapped;
 //! - **writers lock only the stripes they change**, in ascending order: most inserts lock the
 //!   stripe of the one bucket they fill; a remove, an `insert_unique`, or an insert whose buckets
 //!   are both full, the stripes of the item's two buckets; an insert that needs a path of moves
@@ -257,16 +258,22 @@ impl ConcurrentFilter {
     /// ```
     pub fn remove_hash(&self, hash: u64) -> bool {
         let (fingerprint, b1, b2) = self.addressing.locate(hash);
-        let guard = self.shared.lock_two(b1, b2);
-        let mut table = guard.table();
-        for bucket in [b1, b2] {
-            if let Some(slot) = table.find(bucket, fingerprint) {
-                table.set(bucket, slot, 0);
-                guard.count_items(-1);
-                return true;
-            }
+        let mut guard = self.shared.lock_two(b1, b2);
+        let table = guard.table();
+        let Some((bucket, slot)) =
+            [b1, b2].into_iter().find_map(|bucket| Some((bucket, table.find(bucket, fingerprint)?)))
+        else {
+            return false;
+        };
+        // Another copy may be the one a lookup is looking for, and it may have been stored after
+        // the lookup read its bucket: emptying this one would hide both from the lookup.
+        let copies = table.count(b1, fingerprint) + if b2 == b1 { 0 } else { table.count(b2, fingerprint) };
+        if copies > 1 {
+            guard.begin_moves();
         }
-        false
+        guard.table().set(bucket, slot, 0);
+        guard.count_items(-1);
+        true
     }
 
     /// [`insert_hash`](Self::insert_hash) for many hashes, in order, pipelined as
@@ -336,12 +343,13 @@ impl ConcurrentFilter {
             let Some(path) = search.search(self.shared.racy(), &self.addressing, (b1, b2), limit) else {
                 return Err(self.insert_error(located));
             };
-            let guard = self.shared.lock_many(search.buckets(path).chain([b1, b2]));
+            let mut guard = self.shared.lock_many(search.buckets(path).chain([b1, b2]));
             // A slot freed while the path was searched is taken, as a single-threaded insert would.
             if let Some(added) = self.store_if_room(&guard, located, unique) {
                 return Ok(added);
             }
             if search.is_valid(&guard.table(), &self.addressing, path) {
+                guard.begin_moves();
                 search.apply(&mut guard.table(), &self.addressing, path, fingerprint);
                 guard.count_items(1);
                 return Ok(true);

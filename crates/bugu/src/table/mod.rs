@@ -387,11 +387,13 @@ impl<S: Storage> Table<S> {
             Probe::Slots8Bits16 => {
                 op.on_words(&Windowed::new(Lanes::new(8, 16), |b| self.byte_window::<u128>(b, 16)))
             }
-            Probe::SemiSorted13 => op.on_words(&semisort::Sorted13::new(|b| self.byte_window::<u64>(b, 6))),
-            Probe::SemiSorted64(lanes) => op.on_words(&Windowed::new(*lanes, |b| {
+            Probe::SemiSorted13 => {
+                op.on_sorted_words(&semisort::Sorted13::new(|b| self.byte_window::<u64>(b, 6)))
+            }
+            Probe::SemiSorted64(lanes) => op.on_sorted_words(&Windowed::new(*lanes, |b| {
                 semisort::decode_lanes(self.semi_sorted_bucket::<u64>(b), self.bits)
             })),
-            Probe::SemiSorted128(lanes) => op.on_words(&Windowed::new(*lanes, |b| {
+            Probe::SemiSorted128(lanes) => op.on_sorted_words(&Windowed::new(*lanes, |b| {
                 semisort::decode_lanes(self.semi_sorted_bucket::<u128>(b), self.bits)
             })),
             Probe::Word64(lanes) => op.on_words(&Windowed::new(*lanes, |b| self.window::<u64>(b))),
@@ -495,6 +497,15 @@ impl<S: Storage> Table<S> {
 trait BucketOp {
     type Output;
     fn on_words<M: Matcher>(self, matcher: &M) -> Self::Output;
+    /// As [`on_words`](Self::on_words), for semi-sorted buckets: a write to one of them re-encodes
+    /// the whole bucket, which only a reader between threads needs to know.
+    #[inline(always)]
+    fn on_sorted_words<M: Matcher>(self, matcher: &M) -> Self::Output
+    where
+        Self: Sized,
+    {
+        self.on_words(matcher)
+    }
     fn on_slots(self, slots: usize, get: impl Fn(usize, usize) -> u32) -> Self::Output;
 }
 

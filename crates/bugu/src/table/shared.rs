@@ -1,5 +1,6 @@
 //! A table shared between threads: the same bytes as an owned table, kept in atomic words, with
-//! a versioned lock per stripe of buckets. Every atomic of the concurrent filter lives here.
+//! a versioned lock per stripe of buckets and one word that counts the writes that move
+//! fingerprints. Every atomic of the concurrent filter lives here.
 //!
 //! # Layout
 //!
@@ -13,32 +14,54 @@
 //!
 //! # Protocol
 //!
-//! Each stripe has a version word, even when the stripe is free, odd while a writer holds it (the
-//! version is the lock: a writer takes it by setting its low bit, and releases it by adding one,
-//! which makes it even again). A writer takes the stripes of every bucket it will change, in ascending
-//! order (no deadlock), changes the buckets, and releases them.
+//! **Writers** lock stripes. Each stripe has a version word, even when the stripe is free, odd
+//! while a writer holds it (the version is the lock: a writer takes it by setting its low bit, and
+//! releases it by adding one, which makes it even again). A writer takes the stripes of every
+//! bucket it will change, in ascending order (no deadlock), changes the buckets, and releases them.
 //!
-//! A reader takes no lock and writes nothing shared. It reads the versions of its item's two
-//! buckets' stripes, reads both buckets, then reads the versions again. If both were even and are
-//! unchanged, no write to either bucket overlapped the read: the buckets were read as they were at
-//! one moment, and the answer is exact for that moment. Otherwise it backs off and reads again; on
+//! **Readers** take no lock and write nothing shared. What a lookup checks depends on which writes
+//! can hide a stored fingerprint from it.
+//!
+//! - *Plain layouts* (each slot its own bits). A write changes the bits of the slots it writes
+//!   and no others: it replaces whole words, but with the other slots' bits as they were, since
+//!   only the stripe's holder writes a word. A lookup reads each slot of its item's two buckets
+//!   from some version of its word. So if one slot holds the item's fingerprint for the whole
+//!   lookup, the lookup sees it. An item present for the whole lookup can only be missed if its
+//!   fingerprint leaves a slot during the lookup while it stays in another one. That takes
+//!   either a *move* (an insert's path of moves), or the removal of one copy of a fingerprint
+//!   while another copy of it is in the item's buckets (the other copy perhaps stored in a bucket
+//!   the lookup had already read). A slot that is filled or cleared without another copy left
+//!   cannot hide an item that is present throughout.
+//!
+//!   Only these two kinds of writer announce themselves, in one **move word** shared by the whole
+//!   table ([`WriteGuard::begin_moves`]). Before its first store, such a writer adds one to the
+//!   word's count of writers at work and to its sequence; after its last store, it subtracts one
+//!   from the count. A lookup reads the move word, both buckets, and the move word again. If no
+//!   such writer was at work and the word is unchanged, none overlapped the read, and a miss is
+//!   exact. Otherwise the lookup reads again as below, with the stripes' versions. The frequent
+//!   writes (an insert into a free slot, the removal of a single copy) leave the word alone, so it
+//!   stays in every core's cache: a lookup pays two loads of a cached line, and no stripe
+//!   arithmetic.
+//! - *Semi-sorted layout*. A write re-encodes its whole bucket, so any write can hide any
+//!   fingerprint of the bucket. A lookup reads the versions of its item's two buckets' stripes,
+//!   reads both buckets, then reads the versions again. If both were even and are unchanged, no
+//!   write to either bucket overlapped the read. The buckets were then read as they were at one
+//!   moment, and the answer is exact for that moment.
+//!
+//! A lookup whose first attempt overlapped a write reads again with the stripes' versions (which
+//! every writer, moves included, holds for its whole write), backing off while one is held. On
 //! these retries a *found* fingerprint is returned at once, since a filter's positive answer is
-//! only "maybe" anyway. (The first attempt branches on the versions only: see
-//! [`SharedTable::contains`].)
+//! only "maybe" anyway. (The first attempt branches only on the versions or the move word: see
+//! [`SharedTable::contains`].) Copying a fingerprint before clearing its old slot is not enough
+//! without these checks: a reader could read the destination before the copy and the source after
+//! the clear.
 //!
-//! Why no false negative: an item's fingerprint only ever lives in its two buckets, and a write
-//! that moves it between them (an insert's path of moves) holds both buckets' stripes for the whole
-//! move. A reader that saw neither copy either read both buckets between two writes (then the item
-//! was absent at that moment) or overlapped a write, in which case one of the two versions it
-//! re-reads has changed and it reads again. Copying a fingerprint before clearing its old slot is
-//! not enough without the versions: a reader could read the destination before the copy and the
-//! source after the clear.
-//!
-//! Memory ordering (the seqlock pattern): the writer's odd version is followed by a release fence
-//! before its data stores, and its even version is written with release; the reader loads the
-//! first versions with acquire, the data relaxed, then issues an acquire fence before loading the
-//! versions again. If the reader saw any store of a write, the fences make it see that write's
-//! odd version (or a later one) on the second read.
+//! Memory ordering (the seqlock pattern), the same for a version and for the move word: the
+//! writer's odd version (its addition to the move word) is followed by a release fence before its
+//! data stores, and its even version (its subtraction) is written with release. The reader loads
+//! the first value with acquire, the data relaxed, then issues an acquire fence before loading
+//! the value again. If the reader saw any store of a write, the fences make it see that write's
+//! odd version or addition (or a later value) on the second read.
 
 use crossbeam_utils::CachePadded;
 
@@ -187,10 +210,19 @@ struct Stripe {
     items: AtomicUsize,
 }
 
-/// The table shared between threads, with its stripes.
+/// The move word: writers that may hide a stored fingerprint from a reader of its buckets (see
+/// the module docs) add [`MOVE_STARTED`] before their first store and subtract [`MOVER`] after
+/// their last. Its low bits count the writers at work (at most one per stripe, so far fewer than
+/// 2^16); the rest is a sequence that changes with every such writer (wrapping round after 2^48).
+const MOVER: u64 = 1;
+const MOVERS_MASK: u64 = (1 << 16) - 1;
+const MOVE_STARTED: u64 = (1 << 16) + MOVER;
+
+/// The table shared between threads, with its stripes and its move word.
 pub(crate) struct SharedTable {
     table: Table<AtomicBytes>,
     stripes: Box<[CachePadded<Stripe>]>,
+    moves: CachePadded<AtomicU64>,
 }
 
 impl SharedTable {
@@ -206,7 +238,7 @@ impl SharedTable {
             .min(blocks.next_power_of_two());
         let stripes: Box<[CachePadded<Stripe>]> = (0..count).map(|_| CachePadded::default()).collect();
         stripes[0].items.store(items, Ordering::Relaxed);
-        Ok(SharedTable { table: table.with_storage(words), stripes })
+        Ok(SharedTable { table: table.with_storage(words), stripes, moves: CachePadded::default() })
     }
 
     /// An owned copy of the table; [`AllocFailed`] if it cannot be allocated. The caller holds
@@ -262,22 +294,39 @@ impl SharedTable {
         self.read_again(stripes, read, settled)
     }
 
-    /// Whether either of the two buckets that `locate` computes holds its fingerprint, read as
-    /// [`read`](Self::read) does: the lookup of the concurrent filter. As in
-    /// [`Table::contains_located`], the geometry is dispatched before anything else, so that the
-    /// versioned read compiles into each geometry's code with its constants; the first attempt
-    /// is straight-line code (a loop or a jump there kept lookups from overlapping: 3 to 6 times
-    /// a plain lookup's time at 10^7 keys).
+    /// Whether either of the two buckets that `locate` computes holds its fingerprint: the lookup
+    /// of the concurrent filter. Its first attempt reads the two buckets between two reads of the
+    /// move word (of the stripes' versions, for semi-sorted buckets); if a write that could hide
+    /// the fingerprint overlapped it, the buckets are read again as [`read`](Self::read) does.
+    /// As in [`Table::contains_located`], the geometry is dispatched before anything else, so that
+    /// the first attempt compiles into each geometry's code with its constants; it is
+    /// straight-line code (a loop or a jump there kept lookups from overlapping: 3 to 6 times a
+    /// plain lookup's time at 10^7 keys).
     #[inline(always)]
     pub(crate) fn contains(&self, locate: impl Fn() -> (u32, usize, usize)) -> bool {
         match self.table.probe(VersionedContains { shared: self, locate }) {
             Ok(found) => found,
             // The retry outside the geometry's code: one call here, not one in every geometry.
-            Err((fingerprint, b1, b2)) => {
-                let again = |table: &Table<AtomicBytes>| table.contains_located(|| (fingerprint, b1, b2));
-                self.read_again(self.stripes_of(b1, b2), again, |&found| found)
-            }
+            Err(located) => self.contains_again(located),
         }
+    }
+
+    /// [`contains`](Self::contains) after its first attempt overlapped a write: the buckets read
+    /// between two reads of their stripes' versions, until no write to them overlaps.
+    #[cold]
+    #[inline(never)]
+    fn contains_again(&self, (fingerprint, b1, b2): (u32, usize, usize)) -> bool {
+        let again = |table: &Table<AtomicBytes>| table.contains_located(|| (fingerprint, b1, b2));
+        self.read((b1, b2), again, |&found| found)
+    }
+
+    /// Whether no writer that could hide a fingerprint (a path of moves, or a removal of one of
+    /// several copies) was at work when the move word read `seen`, nor started since. Called
+    /// after a read of buckets; the fence orders that read before the second load of the word.
+    #[inline(always)]
+    fn no_moves_since(&self, seen: u64) -> bool {
+        fence(Ordering::Acquire);
+        seen & MOVERS_MASK == 0 && self.moves.load(Ordering::Relaxed) == seen
     }
 
     #[inline(always)]
@@ -348,7 +397,7 @@ impl SharedTable {
         }
         // Orders the odd versions before the data stores that follow (see the module docs).
         fence(Ordering::Release);
-        WriteGuard { shared: self, stripes }
+        WriteGuard { shared: self, stripes, moving: false }
     }
 
     /// Takes a stripe: sets the low bit of its version (even to odd), waiting while another
@@ -387,20 +436,30 @@ struct VersionedContains<'a, L> {
 }
 
 impl<L: Fn() -> (u32, usize, usize)> VersionedContains<'_, L> {
-    /// One attempt: locate, read the versions, probe with `probe`, read the versions again. The
-    /// answer, or the located item if a write overlapped and it must be read again.
+    /// One attempt in a plain layout: locate, read the move word, probe with `probe`, read the
+    /// word again. The answer, or the located item if a write that could hide it overlapped.
     #[inline(always)]
     fn attempt(self, probe: impl FnOnce(ContainsEither) -> bool) -> Result<bool, (u32, usize, usize)> {
-        let (fingerprint, b1, b2) = (self.locate)();
-        let stripes = self.shared.stripes_of(b1, b2);
-        let versions = versions(stripes);
+        let located @ (fingerprint, b1, b2) = (self.locate)();
+        let moves = self.shared.moves.load(Ordering::Acquire);
         let found = probe(ContainsEither { buckets: [b1, b2], fingerprint });
-        // Only the versions decide: a branch on `found` (even as `found | unchanged`, which the
+        // Only the move word decides: a branch on `found` (even as `found | unchanged`, which the
         // compiler splits into two branches) is mispredicted for half the keys of a mixed
         // workload, and each miss discards the lookups the CPU had started after this one
-        // (measured: 34 ns instead of 24 at 10^7 keys, half present). A found fingerprint is still
-        // returned at once on a retry.
-        if unchanged(stripes, versions) { Ok(found) } else { Err((fingerprint, b1, b2)) }
+        // (measured: 34 ns instead of 24 at 10^7 keys, half present). A found fingerprint is
+        // still returned at once on a retry.
+        if self.shared.no_moves_since(moves) { Ok(found) } else { Err(located) }
+    }
+
+    /// One attempt with semi-sorted buckets, where any write to a bucket re-encodes it: as
+    /// [`attempt`](Self::attempt), with the versions of the two buckets' stripes.
+    #[inline(always)]
+    fn attempt_sorted(self, matcher: &impl Matcher) -> Result<bool, (u32, usize, usize)> {
+        let located @ (fingerprint, b1, b2) = (self.locate)();
+        let stripes = self.shared.stripes_of(b1, b2);
+        let versions = versions(stripes);
+        let found = ContainsEither { buckets: [b1, b2], fingerprint }.on_words(matcher);
+        if unchanged(stripes, versions) { Ok(found) } else { Err(located) }
     }
 }
 
@@ -410,6 +469,11 @@ impl<L: Fn() -> (u32, usize, usize)> BucketOp for VersionedContains<'_, L> {
     #[inline(always)]
     fn on_words<M: Matcher>(self, matcher: &M) -> Self::Output {
         self.attempt(|op| op.on_words(matcher))
+    }
+
+    #[inline(always)]
+    fn on_sorted_words<M: Matcher>(self, matcher: &M) -> Self::Output {
+        self.attempt_sorted(matcher)
     }
 
     #[inline(always)]
@@ -461,12 +525,27 @@ impl StripeSet {
 pub(crate) struct WriteGuard<'a> {
     shared: &'a SharedTable,
     stripes: StripeSet,
+    /// Whether this writer counts in the move word ([`begin_moves`](Self::begin_moves)).
+    moving: bool,
 }
 
 impl WriteGuard<'_> {
     /// The table, to change buckets of the held stripes only.
     pub(crate) fn table(&self) -> Table<&AtomicBytes> {
         self.shared.table.by_ref()
+    }
+
+    /// Announces, before the first store, a write that may hide a stored fingerprint from a
+    /// lookup of the move word: a path of moves, or the removal of one of several copies of a
+    /// fingerprint from an item's buckets (see the module docs). Lookups that overlap it read
+    /// again, under the stripes' versions, until the guard is dropped.
+    pub(crate) fn begin_moves(&mut self) {
+        if !self.moving {
+            self.shared.moves.fetch_add(MOVE_STARTED, Ordering::Relaxed);
+            // Orders the count before the data stores that follow (see the module docs).
+            fence(Ordering::Release);
+            self.moving = true;
+        }
     }
 
     /// Records `delta` items added (negative: removed), in the count of the first held stripe,
@@ -483,6 +562,10 @@ impl WriteGuard<'_> {
 
 impl Drop for WriteGuard<'_> {
     fn drop(&mut self) {
+        if self.moving {
+            // Release: a reader that sees the movers' count back down sees every store before it.
+            self.shared.moves.fetch_sub(MOVER, Ordering::Release);
+        }
         for &(stripe, odd) in self.stripes.entries().iter().rev() {
             release(&self.shared.stripes[stripe].version, odd);
         }

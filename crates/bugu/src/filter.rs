@@ -108,8 +108,7 @@ impl<S: AsRef<[u8]>> Lookup<S> {
 
     #[inline]
     pub(crate) fn count_hash(&self, hash: u64) -> usize {
-        let (fingerprint, b1, b2) = self.addressing.locate(hash);
-        self.table.count(b1, fingerprint) + self.table.count(b2, fingerprint)
+        self.table.count_located(self.addressing.locate(hash))
     }
 
     /// Answers for many hashes at once, pipelined (see [`crate::batch`]); exactly as
@@ -397,15 +396,8 @@ impl CuckooFilter {
             self.len += 1;
             return Ok(());
         }
-        // Tell the multiset limit apart: when both buckets hold nothing but this fingerprint, no
-        // path of moves can help (each copy's only other bucket is the other full one).
         let table = &self.lookup.table;
-        let copies = table.count(b1, fingerprint) + table.count(b2, fingerprint);
-        if copies == 2 * table.slots() {
-            Err(InsertError::CopyLimit { copies })
-        } else {
-            Err(InsertError::Full)
-        }
+        Err(InsertError::no_path(table.count_located((fingerprint, b1, b2)), table.slots()))
     }
 
     /// Inserts many hashes, pipelined (see [`crate::batch`]): exactly the results of one-by-one

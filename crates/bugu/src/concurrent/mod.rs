@@ -270,8 +270,7 @@ impl ConcurrentFilter {
         };
         // Another copy may be the one a lookup is looking for, and it may have been stored after
         // the lookup read its bucket: emptying this one would hide both from the lookup.
-        let copies = table.count(b1, fingerprint) + if b2 == b1 { 0 } else { table.count(b2, fingerprint) };
-        if copies > 1 {
+        if table.count_located((fingerprint, b1, b2)) > 1 {
             guard.begin_moves();
         }
         guard.table().set(bucket, slot, 0);
@@ -344,7 +343,7 @@ impl ConcurrentFilter {
         loop {
             let limit = self.config.eviction_limit;
             let Some(path) = search.search(self.shared.racy(), &self.addressing, (b1, b2), limit) else {
-                return Err(self.insert_error(located));
+                return Err(InsertError::no_path(self.count_located(located), self.config.bucket_size));
             };
             let mut guard = self.shared.lock_many(search.buckets(path).chain([b1, b2]));
             // A slot freed while the path was searched is taken, as a single-threaded insert would.
@@ -380,24 +379,9 @@ impl ConcurrentFilter {
         Some(true)
     }
 
-    /// Why an insert found no path: the multiset limit if both buckets hold nothing but copies
-    /// of this fingerprint, else a full filter.
-    fn insert_error(&self, (fingerprint, b1, b2): (u32, usize, usize)) -> InsertError {
-        let copies = self.count_located((fingerprint, b1, b2));
-        if copies == 2 * self.config.bucket_size {
-            InsertError::CopyLimit { copies }
-        } else {
-            InsertError::Full
-        }
-    }
-
     /// How many copies of a located fingerprint its two buckets hold, read at one moment.
-    fn count_located(&self, (fingerprint, b1, b2): (u32, usize, usize)) -> usize {
-        self.shared.read(
-            (b1, b2),
-            |table| table.count(b1, fingerprint) + table.count(b2, fingerprint),
-            |_| false,
-        )
+    fn count_located(&self, located @ (_, b1, b2): (u32, usize, usize)) -> usize {
+        self.shared.read((b1, b2), |table| table.count_located(located), |_| false)
     }
 }
 

@@ -485,6 +485,13 @@ impl<S: Storage> Table<S> {
         self.probe(Count { bucket, fingerprint })
     }
 
+    /// The copies of a located fingerprint in its two buckets (never the same bucket: see
+    /// `Addressing::alternate`).
+    #[inline]
+    pub(crate) fn count_located(&self, (fingerprint, b1, b2): (u32, usize, usize)) -> usize {
+        self.count(b1, fingerprint) + self.count(b2, fingerprint)
+    }
+
     /// The number of occupied slots in a bucket.
     #[inline]
     pub(crate) fn occupied(&self, bucket: usize) -> usize {

@@ -14,7 +14,6 @@
 //! fingerprint to the first one's alternate bucket. The search queue is kept between inserts so
 //! that no insert allocates once it has warmed up.
 
-use crate::hash::Addressing;
 use crate::table::{Storage, StorageMut, Table};
 
 /// Marks a root node (a candidate bucket of the new fingerprint).
@@ -60,7 +59,6 @@ impl PathSearch {
     pub(crate) fn insert(
         &mut self,
         table: &mut Table,
-        addressing: &Addressing,
         fingerprint: u32,
         (b1, b2): (usize, usize),
         limit: usize,
@@ -71,9 +69,9 @@ impl PathSearch {
             table.set(bucket, slot, fingerprint);
             return true;
         }
-        match self.search(table, addressing, (b1, b2), limit) {
+        match self.search(table, (b1, b2), limit) {
             Some(path) => {
-                self.apply(table, addressing, path, fingerprint);
+                self.apply(table, path, fingerprint);
                 true
             }
             None => false,
@@ -84,14 +82,10 @@ impl PathSearch {
     /// fetched, so this is cheap) are full, the alternate buckets of their fingerprints, which the
     /// search examines first. Batched inserts call it a few items ahead.
     #[inline]
-    pub(crate) fn prefetch_for_insert<S: Storage>(
-        table: &Table<S>,
-        addressing: &Addressing,
-        (b1, b2): (usize, usize),
-    ) {
+    pub(crate) fn prefetch_for_insert<S: Storage>(table: &Table<S>, (b1, b2): (usize, usize)) {
         if table.find(b1, 0).is_none() && table.find(b2, 0).is_none() {
-            prefetch_alternates(table, addressing, b1);
-            prefetch_alternates(table, addressing, b2);
+            prefetch_alternates(table, b1);
+            prefetch_alternates(table, b2);
         }
     }
 
@@ -100,7 +94,6 @@ impl PathSearch {
     pub(crate) fn search<S: Storage>(
         &mut self,
         table: &Table<S>,
-        addressing: &Addressing,
         (b1, b2): (usize, usize),
         limit: usize,
     ) -> Option<Path> {
@@ -114,12 +107,12 @@ impl PathSearch {
             // fingerprints could move to, so that their cache misses overlap, then examine them.
             let level_end = self.queue.len();
             for node in &self.queue[head..level_end] {
-                prefetch_alternates(table, addressing, node.bucket);
+                prefetch_alternates(table, node.bucket);
             }
             while head < level_end {
                 let node = self.queue[head];
                 for slot in 0..table.slots() {
-                    let target = addressing.alternate(node.bucket, table.get(node.bucket, slot));
+                    let target = table.addressing().alternate(node.bucket, table.get(node.bucket, slot));
                     if target == b1 || target == b2 || self.on_path(head, target) {
                         continue;
                     }
@@ -164,10 +157,10 @@ impl PathSearch {
     /// bucket of the path, and the target slot is still free. Always true right after the search;
     /// a concurrent filter checks it again once it holds the locks of the path's buckets, since
     /// other writers may have changed the table in between.
-    pub(crate) fn is_valid<S: Storage>(&self, table: &Table<S>, addressing: &Addressing, path: Path) -> bool {
+    pub(crate) fn is_valid<S: Storage>(&self, table: &Table<S>, path: Path) -> bool {
         let moves_to = |bucket, slot, destination| {
             let fingerprint = table.get(bucket, slot);
-            fingerprint != 0 && addressing.alternate(bucket, fingerprint) == destination
+            fingerprint != 0 && table.addressing().alternate(bucket, fingerprint) == destination
         };
         let mut node = self.queue[path.end];
         if table.get(path.target, path.free) != 0 || !moves_to(node.bucket, path.slot, path.target) {
@@ -188,19 +181,18 @@ impl PathSearch {
     pub(crate) fn apply<S: StorageMut>(
         &self,
         table: &mut Table<S>,
-        addressing: &Addressing,
         Path { end, slot, target, free }: Path,
         fingerprint: u32,
     ) {
         let mut node = self.queue[end];
         let moved = table.get(node.bucket, slot);
-        debug_assert_eq!(addressing.alternate(node.bucket, moved), target);
+        debug_assert_eq!(table.addressing().alternate(node.bucket, moved), target);
         table.set(target, free, moved);
         let mut hole = slot;
         while node.parent != ROOT {
             let parent = self.queue[node.parent as usize];
             let moved = table.get(parent.bucket, node.via_slot as usize);
-            debug_assert_eq!(addressing.alternate(parent.bucket, moved), node.bucket);
+            debug_assert_eq!(table.addressing().alternate(parent.bucket, moved), node.bucket);
             table.set(node.bucket, hole, moved);
             hole = node.via_slot as usize;
             node = parent;
@@ -212,8 +204,8 @@ impl PathSearch {
 /// Starts fetching the alternate bucket of every fingerprint in `bucket`: where the path search
 /// looks after `bucket`.
 #[inline]
-fn prefetch_alternates<S: Storage>(table: &Table<S>, addressing: &Addressing, bucket: usize) {
+fn prefetch_alternates<S: Storage>(table: &Table<S>, bucket: usize) {
     for slot in 0..table.slots() {
-        table.prefetch(addressing.alternate(bucket, table.get(bucket, slot)));
+        table.prefetch(table.addressing().alternate(bucket, table.get(bucket, slot)));
     }
 }

@@ -91,24 +91,29 @@ pub type CuckooFilter = CuckooFilterIn<Vec<u8>>;
 /// The read path every filter over a packed table shares: locate the hash, probe its two buckets.
 #[derive(Clone)]
 pub(crate) struct Lookup<S = Vec<u8>> {
-    pub(crate) addressing: Addressing,
     pub(crate) table: Table<S>,
 }
 
 impl<S: AsRef<[u8]>> Lookup<S> {
     /// The lookup over a table; the table's geometry has been validated (even bucket count >= 2).
     pub(crate) fn new(table: Table<S>) -> Self {
-        Lookup { addressing: Addressing::new(table.buckets(), table.bits()), table }
+        Lookup { table }
+    }
+
+    /// Where items are: the table's own addressing.
+    #[inline(always)]
+    pub(crate) fn addressing(&self) -> &Addressing {
+        self.table.addressing()
     }
 
     #[inline(always)]
     pub(crate) fn contains_hash(&self, hash: u64) -> bool {
-        self.table.contains_located(|| self.addressing.locate(hash))
+        self.table.contains_hash(hash)
     }
 
     #[inline]
     pub(crate) fn count_hash(&self, hash: u64) -> usize {
-        self.table.count_located(self.addressing.locate(hash))
+        self.table.count_located(self.addressing().locate(hash))
     }
 
     /// Answers for many hashes at once, pipelined (see [`crate::batch`]); exactly as
@@ -125,7 +130,7 @@ impl<S: AsRef<[u8]>> Lookup<S> {
     /// Locates a hash and starts fetching both of its buckets.
     #[inline(always)]
     pub(crate) fn locate_and_prefetch(&self, hash: u64) -> (u32, usize, usize) {
-        crate::batch::locate_and_prefetch(&self.addressing, &self.table, hash)
+        crate::batch::locate_and_prefetch(&self.table, hash)
     }
 }
 
@@ -392,7 +397,7 @@ impl CuckooFilter {
     #[inline]
     fn insert_located(&mut self, (fingerprint, b1, b2): (u32, usize, usize)) -> Result<(), InsertError> {
         let limit = self.config.eviction_limit;
-        if self.search.insert(&mut self.lookup.table, &self.lookup.addressing, fingerprint, (b1, b2), limit) {
+        if self.search.insert(&mut self.lookup.table, fingerprint, (b1, b2), limit) {
             self.len += 1;
             return Ok(());
         }
@@ -410,7 +415,7 @@ impl CuckooFilter {
             // Halfway through the lookahead, an item's buckets have arrived: fetch what its path
             // search would read next, in case both are full.
             if let Some(&(_, b1, b2)) = ahead.peek(LOOKAHEAD / 2) {
-                PathSearch::prefetch_for_insert(&self.lookup.table, &self.lookup.addressing, (b1, b2));
+                PathSearch::prefetch_for_insert(&self.lookup.table, (b1, b2));
             }
             let Some(located) = ahead.next(|hash| self.lookup.locate_and_prefetch(hash)) else { break };
             results.push(self.insert_located(located));
@@ -422,14 +427,14 @@ impl CuckooFilter {
 impl FilterMut for CuckooFilter {
     #[inline]
     fn insert_hash(&mut self, hash: u64) -> Result<(), InsertError> {
-        let located = self.lookup.addressing.locate(hash);
+        let located = self.lookup.addressing().locate(hash);
         self.insert_located(located)
     }
 
     /// Locates the hash once for both the presence check and the insert.
     fn insert_unique_hash(&mut self, hash: u64) -> Result<bool, InsertError> {
         // No prefetch: `contains_located` loads both buckets at once anyway.
-        let located = self.lookup.addressing.locate(hash);
+        let located = self.lookup.addressing().locate(hash);
         if self.lookup.table.contains_located(|| located) {
             return Ok(false);
         }

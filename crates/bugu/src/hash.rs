@@ -181,6 +181,12 @@ impl Hasher for PortableHasher {
 /// - alternate bucket: FastFilter's involution for any *even* bucket count `n`: an odd offset `r`
 ///   derived from the fingerprint, `alt(i) = (n - i - r) mod n`. Applying it twice returns `i`,
 ///   and since `2i + r` is odd it never equals `i`.
+///
+/// Memory safety relies on one property: for any bucket count `n >= 1`, [`locate`](Self::locate)
+/// gives buckets below `n` (the primary is `floor(h * n / 2^64)`; the offset is at most
+/// `max(1, n - 1)`, so `i + r` lies in `1..=2n - 2` or is 1, and both arms of `alternate` land in
+/// `0..n`). Lookups load a table's buckets without bounds checks on it (`table/`); the proptest
+/// below checks it for even and odd counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Addressing {
     buckets: u64,
@@ -192,9 +198,10 @@ pub(crate) struct Addressing {
 const FINGERPRINT_MIX: u64 = 0x9E37_79B9_7F4A_7C15;
 
 impl Addressing {
-    /// `buckets` must be even and at least 2 (the configuration guarantees it).
+    /// `buckets` must be at least 1, and even for the alternate to be an involution (the
+    /// configuration guarantees both; tests of the bare table also use odd counts).
     pub(crate) fn new(buckets: usize, fingerprint_bits: u32) -> Self {
-        debug_assert!(buckets >= 2 && buckets % 2 == 0);
+        assert!(buckets >= 1, "a table has at least one bucket");
         debug_assert!((1..=32).contains(&fingerprint_bits));
         Addressing {
             buckets: buckets as u64,
@@ -268,6 +275,13 @@ mod tests {
 
     proptest! {
         #[test]
+        fn located_buckets_are_below_the_count(buckets in 1usize..1_000_000, bits in 1u32..=32, hash in any::<u64>()) {
+            // What lookups' unchecked loads rely on: for any count, odd ones included.
+            let (_, i1, i2) = Addressing::new(buckets, bits).locate(hash);
+            prop_assert!(i1 < buckets && i2 < buckets);
+        }
+
+        #[test]
         fn alternate_is_an_involution_without_fixed_points(
             half in 1usize..1_000_000, bits in 1u32..=32, hash in any::<u64>()
         ) {
@@ -277,6 +291,19 @@ mod tests {
             prop_assert!(i1 < half * 2 && i2 < half * 2);
             prop_assert_ne!(i1, i2);
             prop_assert_eq!(addressing.alternate(i2, fp), i1);
+        }
+    }
+
+    #[test]
+    fn located_buckets_stay_below_the_count_at_the_extremes() {
+        // Tables are at most `isize::MAX` bytes, so counts stay far below 2^63.
+        for buckets in [1, 2, 3, 4, 5, (1 << 40) + 1, usize::MAX >> 6] {
+            for bits in [1, 12, 32] {
+                for hash in [0, 1, 0xFFFF_FFFF, 1 << 32, 1 << 63, u64::MAX] {
+                    let (_, i1, i2) = Addressing::new(buckets, bits).locate(hash);
+                    assert!(i1 < buckets && i2 < buckets, "{buckets} buckets, hash {hash:#x}");
+                }
+            }
         }
     }
 

@@ -65,7 +65,6 @@ use crate::table::shared::{SharedTable, WriteGuard};
 /// ```
 pub struct ConcurrentFilter {
     config: Config,
-    addressing: Addressing,
     shared: SharedTable,
 }
 
@@ -78,7 +77,12 @@ impl ConcurrentFilter {
     /// caller reports that in its own error type).
     fn copy_of<S: AsRef<[u8]>>(filter: &CuckooFilterIn<S>) -> Result<Self, AllocFailed> {
         let shared = SharedTable::copy_of(filter.table(), filter.checked_len())?;
-        Ok(ConcurrentFilter { config: *filter.config(), addressing: filter.lookup().addressing, shared })
+        Ok(ConcurrentFilter { config: *filter.config(), shared })
+    }
+
+    /// Where items are: the table's own addressing.
+    fn addressing(&self) -> &Addressing {
+        self.shared.racy().addressing()
     }
 
     /// A [`CuckooFilter`] with a copy of the table as it is at one moment (writers wait).
@@ -100,8 +104,7 @@ impl Builder {
     pub fn build_concurrent(&self) -> Result<ConcurrentFilter, ConfigError> {
         let config = self.config()?;
         let shared = SharedTable::empty(config.geometry()).map_err(out_of_memory)?;
-        let addressing = Addressing::new(config.buckets, config.fingerprint_bits);
-        Ok(ConcurrentFilter { config, addressing, shared })
+        Ok(ConcurrentFilter { config, shared })
     }
 }
 
@@ -215,7 +218,7 @@ impl ConcurrentFilter {
     /// one moment between writes (see the module docs).
     #[inline(always)]
     fn contains_located(&self, located: (u32, usize, usize)) -> bool {
-        self.shared.contains(|| located)
+        self.shared.contains_located(located)
     }
 
     /// Stores one copy of an item with this hash. On error the filter is unchanged.
@@ -229,7 +232,7 @@ impl ConcurrentFilter {
     /// ```
     #[inline]
     pub fn insert_hash(&self, hash: u64) -> Result<(), InsertError> {
-        self.insert_located(self.addressing.locate(hash), false).map(drop)
+        self.insert_located(self.addressing().locate(hash), false).map(drop)
     }
 
     /// Stores an item with this hash unless it is present: `Ok(true)` if it was added. Exact
@@ -242,7 +245,7 @@ impl ConcurrentFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn insert_unique_hash(&self, hash: u64) -> Result<bool, InsertError> {
-        let located = self.addressing.locate(hash);
+        let located = self.addressing().locate(hash);
         if self.contains_located(located) {
             return Ok(false);
         }
@@ -260,7 +263,7 @@ impl ConcurrentFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn remove_hash(&self, hash: u64) -> bool {
-        let (fingerprint, b1, b2) = self.addressing.locate(hash);
+        let (fingerprint, b1, b2) = self.addressing().locate(hash);
         let mut guard = self.shared.lock_two(b1, b2);
         let table = guard.table();
         let Some((bucket, slot)) =
@@ -290,12 +293,12 @@ impl ConcurrentFilter {
     /// ```
     pub fn insert_hash_batch(&self, hashes: &[u64]) -> Vec<Result<(), InsertError>> {
         let table = self.shared.racy();
-        let locate = |hash| locate_and_prefetch(&self.addressing, table, hash);
+        let locate = |hash| locate_and_prefetch(table, hash);
         let mut ahead = Lookahead::new(hashes.iter().copied(), locate);
         let mut results = Vec::with_capacity(hashes.len());
         loop {
             if let Some(&(_, b1, b2)) = ahead.peek(LOOKAHEAD / 2) {
-                PathSearch::prefetch_for_insert(table, &self.addressing, (b1, b2));
+                PathSearch::prefetch_for_insert(table, (b1, b2));
             }
             let Some(located) = ahead.next(locate) else { break };
             results.push(self.insert_located(located, false).map(drop));
@@ -342,7 +345,7 @@ impl ConcurrentFilter {
         let mut search = PathSearch::default();
         loop {
             let limit = self.config.eviction_limit;
-            let Some(path) = search.search(self.shared.racy(), &self.addressing, (b1, b2), limit) else {
+            let Some(path) = search.search(self.shared.racy(), (b1, b2), limit) else {
                 return Err(InsertError::no_path(self.count_located(located), self.config.bucket_size));
             };
             let mut guard = self.shared.lock_many(search.buckets(path).chain([b1, b2]));
@@ -350,9 +353,9 @@ impl ConcurrentFilter {
             if let Some(added) = self.store_if_room(&guard, located, unique) {
                 return Ok(added);
             }
-            if search.is_valid(&guard.table(), &self.addressing, path) {
+            if search.is_valid(&guard.table(), path) {
                 guard.begin_moves();
-                search.apply(&mut guard.table(), &self.addressing, path, fingerprint);
+                search.apply(&mut guard.table(), path, fingerprint);
                 guard.count_items(1);
                 return Ok(true);
             }
@@ -398,18 +401,18 @@ impl Filter for ConcurrentFilter {
     // lookup).
     #[inline(never)]
     fn contains_hash(&self, hash: u64) -> bool {
-        // Located after the geometry's dispatch (see `SharedTable::contains`).
-        self.shared.contains(|| self.addressing.locate(hash))
+        // Located after the geometry's dispatch (see `SharedTable::contains_hash`).
+        self.shared.contains_hash(hash)
     }
 
     fn count_hash(&self, hash: u64) -> usize {
-        self.count_located(self.addressing.locate(hash))
+        self.count_located(self.addressing().locate(hash))
     }
 
     /// Pipelined as [`CuckooFilter`]'s batches are: each item's buckets are fetched 16 items
     /// ahead; each answer is read as [`contains_hash`](Self::contains_hash) reads it.
     fn contains_hash_batch(&self, hashes: &[u64]) -> Vec<bool> {
-        let locate = |hash| locate_and_prefetch(&self.addressing, self.shared.racy(), hash);
+        let locate = |hash| locate_and_prefetch(self.shared.racy(), hash);
         let mut ahead = Lookahead::new(hashes.iter().copied(), locate);
         let mut found = Vec::with_capacity(hashes.len());
         while let Some(located) = ahead.next(locate) {

@@ -52,7 +52,7 @@
 //! every writer, moves included, holds for its whole write), backing off while one is held. On
 //! these retries a *found* fingerprint is returned at once, since a filter's positive answer is
 //! only "maybe" anyway. (The first attempt branches only on the versions or the move word: see
-//! [`SharedTable::contains`].) Copying a fingerprint before clearing its old slot is not enough
+//! [`SharedTable::contains_hash`].) Copying a fingerprint before clearing its old slot is not enough
 //! without these checks: a reader could read the destination before the copy and the source after
 //! the clear.
 //!
@@ -65,7 +65,7 @@
 
 use crossbeam_utils::CachePadded;
 
-use super::storage::{Storage, StorageMut};
+use super::storage::{Region, Storage, StorageMut};
 use super::swar::{Matcher, Word};
 use super::{AllocFailed, BucketOp, ContainsEither, Geometry, PADDING, Table, reserve_buffer};
 
@@ -129,23 +129,63 @@ impl AtomicBytes {
     /// The 8 bytes starting at byte `offset`, from the two words they overlap.
     #[inline(always)]
     fn load_u64(&self, offset: usize) -> u64 {
-        let (word, shift) = (offset / 8, (offset % 8) as u32 * 8);
         // One bounds check for both words.
-        let [low, high] = &self.words[word..word + 2] else { unreachable!() };
-        let pair = (high.load(Ordering::Relaxed) as u128) << 64 | low.load(Ordering::Relaxed) as u128;
-        // A double-width shift: one instruction on x86-64.
-        (pair >> shift) as u64
+        let [low, high] = &self.words[offset / 8..offset / 8 + 2] else { unreachable!() };
+        from_pair(low, high, offset)
+    }
+
+    /// The `W::BITS / 8` bytes starting at byte `offset`, from the words they overlap, each 8
+    /// bytes loaded by `load_u64`.
+    #[inline(always)]
+    fn load_with<W: Word>(offset: usize, load_u64: impl Fn(usize) -> u64) -> W {
+        let low = load_u64(offset) as u128;
+        match W::BITS {
+            64 => W::from_u128(low),
+            _ => W::from_u128(low | (load_u64(offset + 8) as u128) << 64),
+        }
+    }
+}
+
+/// The 8 bytes starting at byte `offset` (of the table) from the two words they overlap.
+#[inline(always)]
+fn from_pair(low: &AtomicU64, high: &AtomicU64, offset: usize) -> u64 {
+    let pair = (high.load(Ordering::Relaxed) as u128) << 64 | low.load(Ordering::Relaxed) as u128;
+    // A double-width shift: one instruction on x86-64.
+    (pair >> ((offset % 8) as u32 * 8)) as u64
+}
+
+/// The words as a region: a load of 8 bytes reads the word after them too, so the last word
+/// (the slack word) is not counted in the length.
+impl Region for &AtomicBytes {
+    #[inline(always)]
+    fn len(self) -> usize {
+        (self.words.len() - 1) * 8
+    }
+
+    #[inline(always)]
+    unsafe fn load_unchecked<W: Word>(self, offset: usize) -> W {
+        debug_assert!(offset + W::BITS as usize / 8 <= self.len());
+        AtomicBytes::load_with(offset, |offset| {
+            let word = offset / 8;
+            // SAFETY: the caller guarantees `offset + 8 <= len()` for every 8 bytes loaded, so
+            // `word + 1 <= len() / 8 = words.len() - 1`: both words exist.
+            let (low, high) = unsafe { (self.words.get_unchecked(word), self.words.get_unchecked(word + 1)) };
+            from_pair(low, high, offset)
+        })
     }
 }
 
 impl Storage for AtomicBytes {
+    type Region<'a> = &'a AtomicBytes;
+
     #[inline(always)]
     fn load<W: Word>(&self, offset: usize) -> W {
-        let low = self.load_u64(offset) as u128;
-        match W::BITS {
-            64 => W::from_u128(low),
-            _ => W::from_u128(low | (self.load_u64(offset + 8) as u128) << 64),
-        }
+        AtomicBytes::load_with(offset, |offset| self.load_u64(offset))
+    }
+
+    #[inline(always)]
+    fn region(&self) -> &AtomicBytes {
+        self
     }
 
     #[inline(always)]
@@ -159,9 +199,19 @@ impl Storage for AtomicBytes {
 }
 
 impl Storage for &AtomicBytes {
+    type Region<'a>
+        = &'a AtomicBytes
+    where
+        Self: 'a;
+
     #[inline(always)]
     fn load<W: Word>(&self, offset: usize) -> W {
         (**self).load(offset)
+    }
+
+    #[inline(always)]
+    fn region(&self) -> &AtomicBytes {
+        self
     }
 
     #[inline(always)]
@@ -314,24 +364,40 @@ impl SharedTable {
         self.read_again(stripes, read, settled)
     }
 
-    /// Whether either of the two buckets that `locate` computes holds its fingerprint: the lookup
-    /// of the concurrent filter. Its first attempt reads the two buckets between two reads of the
-    /// move word (of the stripes' versions, for semi-sorted buckets); if a write that could hide
-    /// the fingerprint overlapped it, the buckets are read again as [`read`](Self::read) does.
-    /// As in [`Table::contains_located`], the geometry is dispatched before anything else, so that
-    /// the first attempt compiles into each geometry's code with its constants; it is
-    /// straight-line code (a loop or a jump there kept lookups from overlapping: 3 to 6 times a
-    /// plain lookup's time at 10^7 keys).
+    /// Whether an item with this hash may be in the table: the lookup of the concurrent filter,
+    /// at the item's place by the table's own addressing. Its first attempt reads the two buckets
+    /// between two reads of the move word (of the stripes' versions, for semi-sorted buckets); if
+    /// a write that could hide the fingerprint overlapped it, the buckets are read again as
+    /// [`read`](Self::read) does. As in [`Table::contains_located`], the geometry is dispatched
+    /// before anything else, so that the first attempt compiles into each geometry's code with its
+    /// constants; it is straight-line code (a loop or a jump there kept lookups from overlapping:
+    /// 3 to 6 times a plain lookup's time at 10^7 keys). Its loads are checked once per lookup, as
+    /// [`Table::contains_hash`]'s are.
     #[inline(always)]
-    pub(crate) fn contains(&self, locate: impl Fn() -> (u32, usize, usize)) -> bool {
-        match self.table.probe(VersionedContains { shared: self, locate }) {
+    pub(crate) fn contains_hash(&self, hash: u64) -> bool {
+        let locate = || self.table.addressing().locate(hash);
+        // SAFETY: the op visits the two buckets `locate` gives, and `Addressing::locate` gives
+        // buckets below the count it was built with, this table's `buckets`.
+        self.settle(unsafe { self.table.probe_in_range(VersionedContains { shared: self, locate }) })
+    }
+
+    /// [`contains_hash`](Self::contains_hash) for an item already located (each load checked).
+    #[inline(always)]
+    pub(crate) fn contains_located(&self, located: (u32, usize, usize)) -> bool {
+        self.settle(self.table.probe(VersionedContains { shared: self, locate: || located }))
+    }
+
+    /// The answer of a lookup's first attempt, or of a retry if a write overlapped it. The retry
+    /// is outside the geometry's code: one call here, not one in every geometry.
+    #[inline(always)]
+    fn settle(&self, attempt: Result<bool, (u32, usize, usize)>) -> bool {
+        match attempt {
             Ok(found) => found,
-            // The retry outside the geometry's code: one call here, not one in every geometry.
             Err(located) => self.contains_again(located),
         }
     }
 
-    /// [`contains`](Self::contains) after its first attempt overlapped a write: the buckets read
+    /// A lookup whose first attempt overlapped a write: the buckets read
     /// between two reads of their stripes' versions, until no write to them overlaps.
     #[cold]
     #[inline(never)]
@@ -449,7 +515,7 @@ fn versions(stripes: (&Stripe, &Stripe)) -> (u64, u64) {
     (stripes.0.version.load(Ordering::Acquire), stripes.1.version.load(Ordering::Acquire))
 }
 
-/// [`SharedTable::contains`], run by [`Table::probe`] with the geometry's matcher.
+/// [`SharedTable::contains_hash`], run by [`Table::probe`] with the geometry's matcher.
 struct VersionedContains<'a, L> {
     shared: &'a SharedTable,
     locate: L,

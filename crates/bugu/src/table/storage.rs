@@ -10,8 +10,15 @@ use super::swar::Word;
 
 /// Bytes a table can be read from.
 pub(crate) trait Storage {
+    /// The storage's bytes, taken once for the loads of one lookup (see [`Region`]).
+    type Region<'a>: Region
+    where
+        Self: 'a;
+
     /// The `W::BITS / 8` little-endian bytes starting at byte `offset`.
     fn load<W: Word>(&self, offset: usize) -> W;
+    /// The bytes as one region, for loads its caller has bounds-checked as a whole.
+    fn region(&self) -> Self::Region<'_>;
     /// The address of byte `offset`, only to hint the CPU to fetch it (never dereferenced).
     fn address(&self, offset: usize) -> *const u8;
     /// Bytes of memory the storage takes.
@@ -25,10 +32,50 @@ pub(crate) trait StorageMut: Storage {
     fn store_bits<W: Word>(&mut self, offset: usize, value: W, mask: W);
 }
 
+/// A storage's bytes taken once, so that one length check covers every load a lookup makes from
+/// them: a lookup checks [`len`](Region::len) once and then loads without checks, which took
+/// lookups from 94 to 77 instructions (callgrind) and 0.85-0.88 times their time (see
+/// [`Table::contains_hash`](super::Table::contains_hash)).
+pub(crate) trait Region: Copy {
+    /// Bytes from the start that [`load_unchecked`](Region::load_unchecked) may read.
+    fn len(self) -> usize;
+    /// The `W::BITS / 8` little-endian bytes starting at byte `offset`.
+    ///
+    /// # Safety
+    /// `offset + W::BITS / 8 <= self.len()`.
+    unsafe fn load_unchecked<W: Word>(self, offset: usize) -> W;
+}
+
+impl Region for &[u8] {
+    #[inline(always)]
+    fn len(self) -> usize {
+        <[u8]>::len(self)
+    }
+
+    #[inline(always)]
+    unsafe fn load_unchecked<W: Word>(self, offset: usize) -> W {
+        debug_assert!(offset + W::BITS as usize / 8 <= self.len());
+        // SAFETY: the caller guarantees that the `W::BITS / 8` bytes from `offset` are inside the
+        // slice; `read_unaligned` needs no alignment, and any bytes are a valid array of `u8`.
+        let bytes = unsafe { self.as_ptr().add(offset).cast::<W::Bytes>().read_unaligned() };
+        W::from_le_bytes(bytes)
+    }
+}
+
 impl<S: AsRef<[u8]>> Storage for S {
+    type Region<'a>
+        = &'a [u8]
+    where
+        S: 'a;
+
     #[inline(always)]
     fn load<W: Word>(&self, offset: usize) -> W {
         W::load(self.as_ref(), offset)
+    }
+
+    #[inline(always)]
+    fn region(&self) -> &[u8] {
+        self.as_ref()
     }
 
     #[inline(always)]

@@ -21,6 +21,9 @@ pub(crate) trait Word:
 {
     const BITS: u32;
     const ZERO: Self;
+    /// The word's little-endian bytes.
+    type Bytes: Copy;
+    fn from_le_bytes(bytes: Self::Bytes) -> Self;
     /// Loads `BITS / 8` little-endian bytes starting at `offset`.
     fn load(bytes: &[u8], offset: usize) -> Self;
     /// Stores `BITS / 8` little-endian bytes starting at `offset`.
@@ -39,6 +42,11 @@ macro_rules! impl_word {
         impl Word for $t {
             const BITS: u32 = <$t>::BITS;
             const ZERO: Self = 0;
+            type Bytes = [u8; std::mem::size_of::<$t>()];
+            #[inline(always)]
+            fn from_le_bytes(bytes: Self::Bytes) -> Self {
+                <$t>::from_le_bytes(bytes)
+            }
             #[inline(always)]
             fn load(bytes: &[u8], offset: usize) -> Self {
                 const N: usize = std::mem::size_of::<$t>();

@@ -5,18 +5,6 @@
 //! each one [`LOOKAHEAD`] items early and prefetch its buckets, and by the time it is processed its
 //! cache lines are (mostly) there. Results are exactly those of one-by-one calls, in order.
 
-use crate::table::{Storage, Table};
-
-/// Locates a hash and starts fetching both of its buckets: what a pipelined operation does
-/// [`LOOKAHEAD`] items early.
-#[inline(always)]
-pub(crate) fn locate_and_prefetch<S: Storage>(table: &Table<S>, hash: u64) -> (u32, usize, usize) {
-    let located @ (_, b1, b2) = table.addressing().locate(hash);
-    table.prefetch(b1);
-    table.prefetch(b2);
-    located
-}
-
 /// How many items ahead of the one being processed are located and prefetched. Sixteen items are
 /// 32 cache lines in flight: enough to cover memory latency, few enough to stay in L1.
 pub(crate) const LOOKAHEAD: usize = 16;

@@ -119,18 +119,13 @@ impl<S: AsRef<[u8]>> Lookup<S> {
     /// Answers for many hashes at once, pipelined (see [`crate::batch`]); exactly as
     /// [`contains_hash`](Self::contains_hash) would, in order.
     pub(crate) fn contains_pipelined(&self, hashes: impl IntoIterator<Item = u64>) -> Vec<bool> {
-        let hashes = hashes.into_iter();
-        let mut found = Vec::with_capacity(hashes.size_hint().0);
-        let locate = |hash| self.locate_and_prefetch(hash);
-        let mut ahead = Lookahead::new(hashes, locate);
-        self.table.contains_each(std::iter::from_fn(|| ahead.next(locate)), &mut found);
-        found
+        self.table.contains_pipelined(hashes)
     }
 
     /// Locates a hash and starts fetching both of its buckets.
     #[inline(always)]
     pub(crate) fn locate_and_prefetch(&self, hash: u64) -> (u32, usize, usize) {
-        crate::batch::locate_and_prefetch(&self.table, hash)
+        self.table.locate_and_prefetch(hash)
     }
 }
 

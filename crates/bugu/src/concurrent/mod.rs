@@ -26,7 +26,7 @@ use std::hash::Hash;
 use std::io;
 use std::path::Path;
 
-use crate::batch::{LOOKAHEAD, Lookahead, locate_and_prefetch};
+use crate::batch::{LOOKAHEAD, Lookahead};
 use crate::config::{Builder, Config, filter_parameters};
 use crate::cuckoo::PathSearch;
 use crate::error::{ConfigError, InsertError};
@@ -293,7 +293,7 @@ impl ConcurrentFilter {
     /// ```
     pub fn insert_hash_batch(&self, hashes: &[u64]) -> Vec<Result<(), InsertError>> {
         let table = self.shared.racy();
-        let locate = |hash| locate_and_prefetch(table, hash);
+        let locate = |hash| table.locate_and_prefetch(hash);
         let mut ahead = Lookahead::new(hashes.iter().copied(), locate);
         let mut results = Vec::with_capacity(hashes.len());
         loop {
@@ -412,7 +412,7 @@ impl Filter for ConcurrentFilter {
     /// Pipelined as [`CuckooFilter`]'s batches are: each item's buckets are fetched 16 items
     /// ahead; each answer is read as [`contains_hash`](Self::contains_hash) reads it.
     fn contains_hash_batch(&self, hashes: &[u64]) -> Vec<bool> {
-        let locate = |hash| locate_and_prefetch(self.shared.racy(), hash);
+        let locate = |hash| self.shared.racy().locate_and_prefetch(hash);
         let mut ahead = Lookahead::new(hashes.iter().copied(), locate);
         let mut found = Vec::with_capacity(hashes.len());
         while let Some(located) = ahead.next(locate) {

@@ -27,6 +27,7 @@ pub(crate) mod shared;
 mod storage;
 mod swar;
 
+use crate::batch::Lookahead;
 use crate::hash::Addressing;
 use storage::Region;
 pub(crate) use storage::{Storage, StorageMut};
@@ -502,16 +503,30 @@ impl<S: Storage> Table<S> {
         unsafe { self.probe_in_range(ContainsLocated { locate }) }
     }
 
-    /// [`contains_located`](Self::contains_located) for each located `(fingerprint, b1, b2)`, in
-    /// order, appended to `found`. The geometry is dispatched once for the whole run, so the loop
-    /// body is the bare kernel (batched lookups).
-    #[inline]
-    pub(crate) fn contains_each(
-        &self,
-        located: impl Iterator<Item = (u32, usize, usize)>,
-        found: &mut Vec<bool>,
-    ) {
-        self.probe(ContainsEach { located, found })
+    /// Locates a hash by the table's addressing and starts fetching both of its buckets: what a
+    /// pipelined operation does [`LOOKAHEAD`](crate::batch::LOOKAHEAD) items early.
+    #[inline(always)]
+    pub(crate) fn locate_and_prefetch(&self, hash: u64) -> (u32, usize, usize) {
+        let located @ (_, b1, b2) = self.addressing.locate(hash);
+        self.prefetch(b1);
+        self.prefetch(b2);
+        located
+    }
+
+    /// [`contains_hash`](Self::contains_hash) for each hash, in order, pipelined (see
+    /// [`crate::batch`]): each item is located and its buckets fetched [`LOOKAHEAD`](crate::batch::LOOKAHEAD) items before
+    /// it is probed. The geometry is dispatched once for the whole run, so the loop body is the
+    /// bare kernel. Its loads stay checked one by one: checked once for the run (as
+    /// [`contains_hash`](Self::contains_hash)'s are), batches of 10^7 keys took 1.31 times as
+    /// long (9 alternated rounds in one process; the cause was not found).
+    pub(crate) fn contains_pipelined(&self, hashes: impl IntoIterator<Item = u64>) -> Vec<bool> {
+        let hashes = hashes.into_iter();
+        let mut found = Vec::with_capacity(hashes.size_hint().0);
+        let locate = |hash| self.locate_and_prefetch(hash);
+        let mut ahead = Lookahead::new(hashes, locate);
+        let located = std::iter::from_fn(|| ahead.next(locate));
+        self.probe(ContainsEach { located, found: &mut found });
+        found
     }
 
     /// The first slot holding `fingerprint` (pass 0 to find an empty slot).

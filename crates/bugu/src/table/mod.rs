@@ -18,9 +18,14 @@
 //! plain bucket slot `s` starts `s * bits` further. The buffer has [`PADDING`] bytes beyond the last
 //! bucket, so a window load at any bucket stays in bounds.
 //!
-//! Large buffers are advised to use transparent huge pages (measured by the `huge_pages` benchmark:
-//! about 5% faster lookups at 10^8 keys), and lookups in batches prefetch buckets ahead of time:
-//! the two measured gains that need `unsafe` (each block has a `SAFETY` comment).
+//! Three measured gains need `unsafe` (each block has a `SAFETY` comment):
+//! - large buffers are advised to use transparent huge pages (the `huge_pages` benchmark: about 5%
+//!   faster lookups at 10^8 keys);
+//! - lookups in batches prefetch buckets ahead of time;
+//! - a lookup by hash ([`Table::contains_hash`]) loads its two windows without a bounds check
+//!   each: the table locates the item with its own [`Addressing`], whose buckets are below the
+//!   table's count, and checks its storage's length once per lookup ([`Region`]). Checks inside
+//!   each geometry's code (even one per bucket) measured as slow as checked loads.
 
 mod semisort;
 pub(crate) mod shared;

@@ -498,8 +498,8 @@ impl<S: Storage> Table<S> {
 
     /// Whether an item with this hash may be in the table: [`contains_located`](Self::contains_located)
     /// at the item's place by the table's own [`addressing`](Self::addressing), with the loads
-    /// checked once per lookup (one-by-one lookups took 0.85-0.88 times the time of per-load
-    /// checks, 77 instructions instead of 94).
+    /// checked once per lookup: one-by-one `contains(&u64)` took 0.91-0.93 times the time it
+    /// took with every load checked, 85 instructions instead of 94 (`docs/bench/lookup-loads.md`).
     #[inline(always)]
     pub(crate) fn contains_hash(&self, hash: u64) -> bool {
         let locate = || self.addressing.locate(hash);
@@ -519,8 +519,8 @@ impl<S: Storage> Table<S> {
     }
 
     /// [`contains_hash`](Self::contains_hash) for each hash, in order, pipelined (see
-    /// [`crate::batch`]): each item is located and its buckets fetched [`LOOKAHEAD`](crate::batch::LOOKAHEAD) items before
-    /// it is probed. The geometry is dispatched once for the whole run, so the loop body is the
+    /// [`crate::batch`]): each item is located and its buckets fetched
+    /// [`LOOKAHEAD`](crate::batch::LOOKAHEAD) items before it is probed. The geometry is dispatched once for the whole run, so the loop body is the
     /// bare kernel. Its loads stay checked one by one: checked once for the run (as
     /// [`contains_hash`](Self::contains_hash)'s are), batches of 10^7 keys took 1.31 times as
     /// long (9 alternated rounds in one process; the cause was not found).

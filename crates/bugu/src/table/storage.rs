@@ -33,8 +33,7 @@ pub(crate) trait StorageMut: Storage {
 }
 
 /// A storage's bytes taken once, so that one length check covers every load a lookup makes from
-/// them: a lookup checks [`len`](Region::len) once and then loads without checks, which took
-/// lookups from 94 to 77 instructions (callgrind) and 0.85-0.88 times their time (see
+/// them: a lookup checks [`len`](Region::len) once and then loads without checks (see
 /// [`Table::contains_hash`](super::Table::contains_hash)).
 pub(crate) trait Region: Copy {
     /// Bytes from the start that [`load_unchecked`](Region::load_unchecked) may read.

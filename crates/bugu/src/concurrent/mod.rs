@@ -394,14 +394,10 @@ impl Filter for ConcurrentFilter {
         self.config.seed
     }
 
-    // Kept out of line: inlined into a caller that is itself too large to inline (the `threads`
-    // harness's generic worker), the lookup measured 43-60 ns at 10^7 keys against 27-34 ns for
-    // the same lookups, same table and thread, in a plain loop; out of line, 22-45 ns. Direct
-    // loops measured the same either way (1.18-1.29 against 1.24-1.27 times a `CuckooFilter`
-    // lookup).
-    #[inline(never)]
+    // A call through the table's lookup for its geometry, which stays out of line (see
+    // `SharedTable::contains_as`).
+    #[inline]
     fn contains_hash(&self, hash: u64) -> bool {
-        // Located after the geometry's dispatch (see `SharedTable::contains_hash`).
         self.shared.contains_hash(hash)
     }
 

@@ -102,6 +102,36 @@ enum Probe {
     SemiSorted128(Lanes<u128>),
 }
 
+/// The hot geometries, which code can be compiled for one at a time: a [`Kind`] `k >= 1` is the
+/// `k`-th of them, and [`ANY_GEOMETRY`] (0) the table's own, whatever it is.
+const FIXED_PROBES: [Probe; 9] = [
+    Probe::Slots2Bits8,
+    Probe::Slots2Bits12,
+    Probe::Slots2Bits16,
+    Probe::Slots4Bits8,
+    Probe::Slots4Bits12,
+    Probe::Slots4Bits16,
+    Probe::Slots8Bits8,
+    Probe::Slots8Bits12,
+    Probe::Slots8Bits16,
+];
+
+/// Which geometry a piece of code is compiled for (see [`FIXED_PROBES`]).
+pub(crate) type Kind = u8;
+
+/// Code compiled for any geometry: it reads the table's [`Probe`] at run time.
+pub(crate) const ANY_GEOMETRY: Kind = 0;
+
+/// How many [`Kind`]s there are.
+pub(crate) const KINDS: usize = FIXED_PROBES.len() + 1;
+
+impl Probe {
+    /// The kind of code compiled for this geometry alone, or [`ANY_GEOMETRY`].
+    fn kind(self) -> Kind {
+        FIXED_PROBES.iter().position(|&fixed| fixed == self).map_or(ANY_GEOMETRY, |i| i as Kind + 1)
+    }
+}
+
 /// The packed fingerprint table, over owned bytes (`Vec<u8>`, the default) or borrowed ones
 /// (`&[u8]`, for zero-copy read-only views). `bytes` always holds the payload plus [`PADDING`].
 #[derive(Clone, PartialEq, Eq)]
@@ -381,33 +411,42 @@ impl<S: Storage> Table<S> {
     /// geometry; every load is bounds-checked.
     #[inline(always)]
     fn probe<Op: BucketOp>(&self, op: Op) -> Op::Output {
-        self.probe_with(op, Checked(&self.bytes))
+        self.probe_with::<ANY_GEOMETRY, Op>(op, Checked(&self.bytes))
     }
 
     /// [`probe`](Self::probe) for an operation that only visits buckets of this table, with its
     /// loads checked once, here, instead of one by one: a lookup of the two buckets that
     /// [`addressing`](Self::addressing) gives an item. The check is made before the geometry's
     /// dispatch, where it costs least (measured: checked in the geometry's code, the lookup lost
-    /// all of the gain).
+    /// all of the gain). `KIND` is the geometry this code is compiled for (see
+    /// [`probe_with`](Self::probe_with)).
     ///
     /// # Safety
     /// Every bucket `op` visits is below [`buckets`](Self::buckets).
     #[inline(always)]
-    unsafe fn probe_in_range<Op: BucketOp>(&self, op: Op) -> Op::Output {
+    unsafe fn probe_in_range<const KIND: Kind, Op: BucketOp>(&self, op: Op) -> Op::Output {
         let region = self.bytes.region();
         // Every storage a table is built over holds `len` bytes (`from_bytes`, `new`); checked
         // again because the region is taken anew: a storage's `AsRef` could change its answer.
         assert!(region.len() >= self.len, "a table's storage shrank");
-        self.probe_with(op, InRange(region))
+        self.probe_with::<KIND, Op>(op, InRange(region))
+    }
+
+    /// The kind of code compiled for this table's geometry alone, or [`ANY_GEOMETRY`].
+    pub(crate) fn kind(&self) -> Kind {
+        self.probe.kind()
     }
 
     /// Runs a bucket operation with the word type, lane masks and window loader of this table's
     /// geometry, its windows loaded by `loads`. This is the one place that knows how each
-    /// geometry is probed.
+    /// geometry is probed. Compiled for [`ANY_GEOMETRY`], it dispatches on the table's geometry;
+    /// compiled for one `KIND` (which must be the table's), only that geometry's arm remains.
     #[inline(always)]
-    fn probe_with<Op: BucketOp>(&self, op: Op, loads: impl Loads) -> Op::Output {
+    fn probe_with<const KIND: Kind, Op: BucketOp>(&self, op: Op, loads: impl Loads) -> Op::Output {
+        debug_assert!(KIND == ANY_GEOMETRY || KIND == self.kind());
+        let probe = if KIND == ANY_GEOMETRY { &self.probe } else { &FIXED_PROBES[KIND as usize - 1] };
         // Constant arguments: the masks and offsets fold into the code of each arm.
-        match &self.probe {
+        match probe {
             Probe::Slots2Bits8 => {
                 op.on_words(&Windowed::new(Lanes::new(2, 8), |b| self.byte_window::<u64>(loads, b, 2)))
             }
@@ -505,7 +544,7 @@ impl<S: Storage> Table<S> {
         let locate = || self.addressing.locate(hash);
         // SAFETY: the op visits the two buckets `locate` gives, and `Addressing::locate` gives
         // buckets below the count it was built with, this table's `buckets`.
-        unsafe { self.probe_in_range(ContainsLocated { locate }) }
+        unsafe { self.probe_in_range::<ANY_GEOMETRY, _>(ContainsLocated { locate }) }
     }
 
     /// Locates a hash by the table's addressing and starts fetching both of its buckets: what a
@@ -864,6 +903,24 @@ mod tests {
                 let (fingerprint, b1, _) = located;
                 table.set(b1, 0, fingerprint);
                 prop_assert!(table.contains_hash(hash));
+            }
+        }
+    }
+
+    #[test]
+    fn each_hot_geometry_has_a_kind_of_its_own_and_the_others_share_one() {
+        for (i, probe) in FIXED_PROBES.iter().enumerate() {
+            assert_eq!(probe.kind(), i as Kind + 1);
+        }
+        for slots in [2, 4, 8] {
+            for bits in 4..=32 {
+                for semi_sorted in [false, slots == 4] {
+                    let kind =
+                        Table::<Vec<u8>>::choose_probe(Geometry { buckets: 2, slots, bits, semi_sorted })
+                            .kind();
+                    let hot = !semi_sorted && matches!(bits, 8 | 12 | 16);
+                    assert_eq!(kind != ANY_GEOMETRY, hot, "{slots} x {bits} bits, semi-sorted {semi_sorted}");
+                }
             }
         }
     }

@@ -422,7 +422,9 @@ impl<S: Storage> Table<S> {
     /// [`probe_with`](Self::probe_with)).
     ///
     /// # Safety
-    /// Every bucket `op` visits is below [`buckets`](Self::buckets).
+    /// Every bucket `op` visits is below [`buckets`](Self::buckets), and `KIND` is
+    /// [`ANY_GEOMETRY`] or the table's [`kind`](Self::kind) (another geometry's code would
+    /// compute other offsets).
     #[inline(always)]
     unsafe fn probe_in_range<const KIND: Kind, Op: BucketOp>(&self, op: Op) -> Op::Output {
         let region = self.bytes.region();

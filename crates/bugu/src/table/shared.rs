@@ -405,7 +405,9 @@ impl SharedTable {
     fn contains_as<const KIND: Kind>(&self, hash: u64) -> bool {
         let locate = || self.table.addressing().locate(hash);
         // SAFETY: the op visits the two buckets `locate` gives, and `Addressing::locate` gives
-        // buckets below the count it was built with, this table's `buckets`.
+        // buckets below the count it was built with, this table's `buckets`. `KIND` is the
+        // table's: `over`, the only constructor, took this function from `LOOKUPS` at the
+        // table's kind, and the table is never replaced.
         self.settle(unsafe {
             self.table.probe_in_range::<KIND, _>(VersionedContains { shared: self, locate })
         })

@@ -21,7 +21,8 @@ pub(crate) trait Word:
 {
     const BITS: u32;
     const ZERO: Self;
-    /// The word's little-endian bytes.
+    /// The word's little-endian bytes: exactly `[u8; BITS / 8]`, which the unchecked loads
+    /// (`storage::Region`) read from memory as they are.
     type Bytes: Copy;
     fn from_le_bytes(bytes: Self::Bytes) -> Self;
     /// Loads `BITS / 8` little-endian bytes starting at `offset`.

@@ -10,7 +10,6 @@ use crate::batch::{LOOKAHEAD, Lookahead};
 use crate::config::{Builder, Config, filter_parameters};
 use crate::cuckoo::PathSearch;
 use crate::error::{ConfigError, Error, InsertError};
-use crate::hash::Addressing;
 use crate::membership::{Filter, FilterMut};
 use crate::stats::{Bucket, Stats};
 use crate::table::{AllocFailed, Table};
@@ -49,7 +48,8 @@ use crate::table::{AllocFailed, Table};
 #[derive(Clone)]
 pub struct CuckooFilterIn<S = Vec<u8>> {
     config: Config,
-    lookup: Lookup<S>,
+    /// The packed buckets, with the addressing built from their count.
+    table: Table<S>,
     len: usize,
     /// Whether `len` is known to equal the table's occupied slots, which `remove` relies on. True
     /// for owned filters (built empty, read with every check, or copied with a count), whose
@@ -87,47 +87,6 @@ pub struct CuckooFilterIn<S = Vec<u8>> {
 // `CuckooView::from_bytes` are different constructors, and a path naming the generic struct
 // without its storage would find both.
 pub type CuckooFilter = CuckooFilterIn<Vec<u8>>;
-
-/// The read path every filter over a packed table shares: locate the hash, probe its two buckets.
-#[derive(Clone)]
-pub(crate) struct Lookup<S = Vec<u8>> {
-    pub(crate) table: Table<S>,
-}
-
-impl<S: AsRef<[u8]>> Lookup<S> {
-    /// The lookup over a table; the table's geometry has been validated (even bucket count >= 2).
-    pub(crate) fn new(table: Table<S>) -> Self {
-        Lookup { table }
-    }
-
-    /// Where items are: the table's own addressing.
-    #[inline(always)]
-    pub(crate) fn addressing(&self) -> &Addressing {
-        self.table.addressing()
-    }
-
-    #[inline(always)]
-    pub(crate) fn contains_hash(&self, hash: u64) -> bool {
-        self.table.contains_hash(hash)
-    }
-
-    #[inline]
-    pub(crate) fn count_hash(&self, hash: u64) -> usize {
-        self.table.count_located(self.addressing().locate(hash))
-    }
-
-    /// Answers for many hashes at once, pipelined (see [`crate::batch`]); exactly as
-    /// [`contains_hash`](Self::contains_hash) would, in order.
-    pub(crate) fn contains_pipelined(&self, hashes: impl IntoIterator<Item = u64>) -> Vec<bool> {
-        self.table.contains_pipelined(hashes)
-    }
-
-    /// Locates a hash and starts fetching both of its buckets.
-    #[inline(always)]
-    pub(crate) fn locate_and_prefetch(&self, hash: u64) -> (u32, usize, usize) {
-        self.table.locate_and_prefetch(hash)
-    }
-}
 
 impl Builder {
     /// Builds an empty filter. Its table is allocated here, zeroed lazily by the operating system;
@@ -213,7 +172,7 @@ impl CuckooFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn clear(&mut self) {
-        self.lookup.table.clear();
+        self.table.clear();
         self.len = 0;
     }
 }
@@ -226,14 +185,7 @@ impl<S: AsRef<[u8]>> CuckooFilterIn<S> {
     /// since `remove` decrements it for every slot it empties.
     pub(crate) fn from_parts(config: Config, table: Table<S>, len: usize, len_checked: bool) -> Self {
         debug_assert_eq!(table.geometry(), config.geometry());
-        CuckooFilterIn {
-            lookup: Lookup::new(table),
-            config,
-            len,
-            len_checked,
-            persisted: None,
-            search: PathSearch::default(),
-        }
+        CuckooFilterIn { table, config, len, len_checked, persisted: None, search: PathSearch::default() }
     }
 
     /// This filter as read in place from `persisted`, the whole persisted filter its table is part
@@ -253,14 +205,14 @@ impl<S: AsRef<[u8]>> CuckooFilterIn<S> {
     /// that was not checked (trusted bytes) is replaced by counting the table here, so a wrong
     /// count cannot make a later `remove` underflow.
     pub(crate) fn try_to_owned(&self) -> Result<CuckooFilter, AllocFailed> {
-        let table = self.lookup.table.try_to_owned()?;
+        let table = self.table.try_to_owned()?;
         Ok(CuckooFilter::from_parts(self.config, table, self.checked_len(), true))
     }
 
     /// The number of stored fingerprints, counted in the table if the stored count was taken on
     /// trust.
     pub(crate) fn checked_len(&self) -> usize {
-        if self.len_checked { self.len } else { self.lookup.table.occupied_slots() }
+        if self.len_checked { self.len } else { self.table.occupied_slots() }
     }
 
     /// The validated configuration (for the persistence writers).
@@ -268,16 +220,11 @@ impl<S: AsRef<[u8]>> CuckooFilterIn<S> {
         &self.config
     }
 
-    /// The read path, for filters made of several levels, which start fetching every level's
-    /// buckets before probing any.
+    /// The packed table, with its addressing (for the persistence writers, and for filters made
+    /// of several levels, which start fetching every level's buckets before probing any).
     #[inline]
-    pub(crate) fn lookup(&self) -> &Lookup<S> {
-        &self.lookup
-    }
-
-    /// The packed table (for the persistence writers).
     pub(crate) fn table(&self) -> &Table<S> {
-        &self.lookup.table
+        &self.table
     }
 
     /// Number of stored fingerprints (inserts minus successful removes). A view reports the count
@@ -304,7 +251,7 @@ impl<S: AsRef<[u8]>> CuckooFilterIn<S> {
     /// # Ok::<(), bugu::ConfigError>(())
     /// ```
     pub fn memory_bytes(&self) -> usize {
-        self.lookup.table.memory_bytes()
+        self.table.memory_bytes()
     }
 
     filter_parameters!(
@@ -324,7 +271,7 @@ impl<S: AsRef<[u8]>> CuckooFilterIn<S> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn stats(&self) -> Stats {
-        Stats::collect(&self.lookup.table)
+        Stats::collect(&self.table)
     }
 
     /// The buckets in `range` (clamped to the table) with their fingerprints, for debugging.
@@ -340,7 +287,7 @@ impl<S: AsRef<[u8]>> CuckooFilterIn<S> {
     /// ```
     pub fn buckets(&self, range: impl RangeBounds<usize>) -> impl Iterator<Item = Bucket> + '_ {
         use std::ops::Bound::*;
-        let count = self.lookup.table.buckets();
+        let count = self.table.buckets();
         let start = match range.start_bound() {
             Included(&s) => s,
             Excluded(&s) => s.saturating_add(1),
@@ -351,12 +298,12 @@ impl<S: AsRef<[u8]>> CuckooFilterIn<S> {
             Excluded(&e) => e,
             Unbounded => count,
         };
-        (start.min(count)..end.min(count)).map(|index| Bucket::read(&self.lookup.table, index))
+        (start.min(count)..end.min(count)).map(|index| Bucket::read(&self.table, index))
     }
 
     #[cfg(test)]
     pub(crate) fn table_bytes(&self) -> &[u8] {
-        self.lookup.table.payload()
+        self.table.payload()
     }
 }
 
@@ -368,22 +315,22 @@ impl<S: AsRef<[u8]>> Filter for CuckooFilterIn<S> {
 
     #[inline(always)]
     fn contains_hash(&self, hash: u64) -> bool {
-        self.lookup.contains_hash(hash)
+        self.table.contains_hash(hash)
     }
 
     /// Pipelined: the buckets of upcoming hashes are prefetched.
     fn contains_hash_batch(&self, hashes: &[u64]) -> Vec<bool> {
-        self.lookup.contains_pipelined(hashes.iter().copied())
+        self.table.contains_pipelined(hashes.iter().copied())
     }
 
     /// Pipelined: the buckets of upcoming items are prefetched.
     fn contains_batch<T: Hash>(&self, items: &[T]) -> Vec<bool> {
-        self.lookup.contains_pipelined(items.iter().map(|item| self.hash_of(item)))
+        self.table.contains_pipelined(items.iter().map(|item| self.hash_of(item)))
     }
 
     #[inline]
     fn count_hash(&self, hash: u64) -> usize {
-        self.lookup.count_hash(hash)
+        self.table.count_located(self.table.addressing().locate(hash))
     }
 }
 
@@ -392,11 +339,11 @@ impl CuckooFilter {
     #[inline]
     fn insert_located(&mut self, (fingerprint, b1, b2): (u32, usize, usize)) -> Result<(), InsertError> {
         let limit = self.config.eviction_limit;
-        if self.search.insert(&mut self.lookup.table, fingerprint, (b1, b2), limit) {
+        if self.search.insert(&mut self.table, fingerprint, (b1, b2), limit) {
             self.len += 1;
             return Ok(());
         }
-        let table = &self.lookup.table;
+        let table = &self.table;
         Err(InsertError::no_path(table.count_located((fingerprint, b1, b2)), table.slots()))
     }
 
@@ -405,14 +352,14 @@ impl CuckooFilter {
     fn insert_pipelined(&mut self, hashes: impl IntoIterator<Item = u64>) -> Vec<Result<(), InsertError>> {
         let hashes = hashes.into_iter();
         let mut results = Vec::with_capacity(hashes.size_hint().0);
-        let mut ahead = Lookahead::new(hashes, |hash| self.lookup.locate_and_prefetch(hash));
+        let mut ahead = Lookahead::new(hashes, |hash| self.table.locate_and_prefetch(hash));
         loop {
             // Halfway through the lookahead, an item's buckets have arrived: fetch what its path
             // search would read next, in case both are full.
             if let Some(&(_, b1, b2)) = ahead.peek(LOOKAHEAD / 2) {
-                PathSearch::prefetch_for_insert(&self.lookup.table, (b1, b2));
+                PathSearch::prefetch_for_insert(&self.table, (b1, b2));
             }
-            let Some(located) = ahead.next(|hash| self.lookup.locate_and_prefetch(hash)) else { break };
+            let Some(located) = ahead.next(|hash| self.table.locate_and_prefetch(hash)) else { break };
             results.push(self.insert_located(located));
         }
         results
@@ -422,15 +369,15 @@ impl CuckooFilter {
 impl FilterMut for CuckooFilter {
     #[inline]
     fn insert_hash(&mut self, hash: u64) -> Result<(), InsertError> {
-        let located = self.lookup.addressing().locate(hash);
+        let located = self.table.addressing().locate(hash);
         self.insert_located(located)
     }
 
     /// Locates the hash once for both the presence check and the insert.
     fn insert_unique_hash(&mut self, hash: u64) -> Result<bool, InsertError> {
         // No prefetch: `contains_located` loads both buckets at once anyway.
-        let located = self.lookup.addressing().locate(hash);
-        if self.lookup.table.contains_located(|| located) {
+        let located = self.table.addressing().locate(hash);
+        if self.table.contains_located(|| located) {
             return Ok(false);
         }
         self.insert_located(located).map(|()| true)
@@ -448,10 +395,10 @@ impl FilterMut for CuckooFilter {
     #[inline]
     fn remove_hash(&mut self, hash: u64) -> bool {
         // Both buckets are fetched at once: the second is needed whenever the first lacks a copy.
-        let (fingerprint, b1, b2) = self.lookup.locate_and_prefetch(hash);
+        let (fingerprint, b1, b2) = self.table.locate_and_prefetch(hash);
         for bucket in [b1, b2] {
-            if let Some(slot) = self.lookup.table.find(bucket, fingerprint) {
-                self.lookup.table.set(bucket, slot, 0);
+            if let Some(slot) = self.table.find(bucket, fingerprint) {
+                self.table.set(bucket, slot, 0);
                 self.len -= 1;
                 return true;
             }

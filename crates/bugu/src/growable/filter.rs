@@ -503,7 +503,7 @@ impl Filter for GrowableFilter {
     fn contains_hash(&self, hash: u64) -> bool {
         if self.levels.len() > 1 {
             for level in self.levels[self.cached_levels()..].iter() {
-                level.lookup().locate_and_prefetch(hash);
+                level.table().locate_and_prefetch(hash);
             }
         }
         self.levels.iter().rev().any(|level| level.contains_hash(hash))

@@ -125,6 +125,26 @@ pub(crate) const ANY_GEOMETRY: Kind = 0;
 /// How many [`Kind`]s there are.
 pub(crate) const KINDS: usize = FIXED_PROBES.len() + 1;
 
+/// `[f::<0>, f::<1>, ...]`: a function compiled for each [`Kind`], indexed by it (the array's
+/// type, `[_; KINDS]`, checks that every kind is there).
+macro_rules! compiled_per_kind {
+    ($owner:ty, $function:ident) => {
+        [
+            <$owner>::$function::<0>,
+            <$owner>::$function::<1>,
+            <$owner>::$function::<2>,
+            <$owner>::$function::<3>,
+            <$owner>::$function::<4>,
+            <$owner>::$function::<5>,
+            <$owner>::$function::<6>,
+            <$owner>::$function::<7>,
+            <$owner>::$function::<8>,
+            <$owner>::$function::<9>,
+        ]
+    };
+}
+pub(crate) use compiled_per_kind;
+
 impl Probe {
     /// The kind of code compiled for this geometry alone, or [`ANY_GEOMETRY`].
     fn kind(self) -> Kind {
@@ -134,7 +154,7 @@ impl Probe {
 
 /// The packed fingerprint table, over owned bytes (`Vec<u8>`, the default) or borrowed ones
 /// (`&[u8]`, for zero-copy read-only views). `bytes` always holds the payload plus [`PADDING`].
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone)]
 pub(crate) struct Table<S = Vec<u8>> {
     bytes: S,
     buckets: usize,
@@ -148,7 +168,19 @@ pub(crate) struct Table<S = Vec<u8>> {
     /// Where an item's fingerprint and buckets are, for this table's bucket count: the buckets
     /// it gives are below `buckets`, which lets lookups load without per-load bounds checks.
     addressing: Addressing,
+    /// [`contains_hash`](Self::contains_hash) compiled for this table's geometry alone (see
+    /// `contains_as`), chosen from the table's [`kind`](Self::kind) when it is built.
+    lookup: fn(&Table<S>, u64) -> bool,
 }
+
+// By hand: the lookup function follows from the geometry (and a derived comparison of function
+// pointers is unreliable).
+impl<S: PartialEq> PartialEq for Table<S> {
+    fn eq(&self, other: &Self) -> bool {
+        self.bytes == other.bytes && self.geometry_fields() == other.geometry_fields()
+    }
+}
+impl<S: Eq> Eq for Table<S> {}
 
 /// A table's buffer of `bytes` bytes (payload and padding) could not be allocated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -252,33 +284,46 @@ impl<S: StorageMut> Table<S> {
 }
 
 impl<S> Table<S> {
-    pub(crate) fn with_bytes(bytes: S, geometry: Geometry) -> Self {
-        let Geometry { buckets, slots, bits, .. } = geometry;
-        let (bucket_bits, probe) = (geometry.bucket_bits(), Table::<Vec<u8>>::choose_probe(geometry));
-        let (len, addressing) = (Table::len_of(geometry), Addressing::new(buckets, bits));
-        Table { bytes, buckets, slots, bits, bucket_bits, probe, len, addressing }
-    }
-
-    /// The same table over a reference to its storage (for writes through a shared reference).
-    pub(crate) fn by_ref(&self) -> Table<&S> {
-        self.with_storage(&self.bytes)
-    }
-
     /// The storage.
     pub(crate) fn storage(&self) -> &S {
         &self.bytes
     }
 
-    /// The same geometry over other storage holding the same bytes.
-    pub(crate) fn with_storage<T>(&self, bytes: T) -> Table<T> {
-        let (buckets, slots, bits, bucket_bits, probe) =
-            (self.buckets, self.slots, self.bits, self.bucket_bits, self.probe);
-        Table { bytes, buckets, slots, bits, bucket_bits, probe, len: self.len, addressing: self.addressing }
-    }
-
     /// Where items are in this table: their fingerprints and two buckets.
     pub(crate) fn addressing(&self) -> &Addressing {
         &self.addressing
+    }
+
+    /// The fields a table's geometry sets (everything but the bytes).
+    fn geometry_fields(&self) -> (usize, usize, u32, usize, Probe, usize, Addressing) {
+        (self.buckets, self.slots, self.bits, self.bucket_bits, self.probe, self.len, self.addressing)
+    }
+
+    /// The same geometry over other storage holding the same bytes.
+    pub(crate) fn with_storage<T: Storage>(&self, bytes: T) -> Table<T> {
+        let (buckets, slots, bits, bucket_bits, probe) =
+            (self.buckets, self.slots, self.bits, self.bucket_bits, self.probe);
+        let (len, addressing, lookup) =
+            (self.len, self.addressing, Table::<T>::LOOKUPS[probe.kind() as usize]);
+        Table { bytes, buckets, slots, bits, bucket_bits, probe, len, addressing, lookup }
+    }
+
+    /// The same table over a reference to its storage (for writes through a shared reference).
+    pub(crate) fn by_ref<'a>(&'a self) -> Table<&'a S>
+    where
+        &'a S: Storage,
+    {
+        self.with_storage(&self.bytes)
+    }
+}
+
+impl<S: Storage> Table<S> {
+    pub(crate) fn with_bytes(bytes: S, geometry: Geometry) -> Self {
+        let Geometry { buckets, slots, bits, .. } = geometry;
+        let (bucket_bits, probe) = (geometry.bucket_bits(), Table::<Vec<u8>>::choose_probe(geometry));
+        let (len, addressing) = (Table::len_of(geometry), Addressing::new(buckets, bits));
+        let lookup = Self::LOOKUPS[probe.kind() as usize];
+        Table { bytes, buckets, slots, bits, bucket_bits, probe, len, addressing, lookup }
     }
 }
 
@@ -430,7 +475,12 @@ impl<S: Storage> Table<S> {
         let region = self.bytes.region();
         // Every storage a table is built over holds `len` bytes (`from_bytes`, `new`); checked
         // again because the region is taken anew: a storage's `AsRef` could change its answer.
-        assert!(region.len() >= self.len, "a table's storage shrank");
+        // Storage that keeps its length skips the check (4 of a concurrent lookup's instructions).
+        if S::KEEPS_ITS_LENGTH {
+            debug_assert!(region.len() >= self.len);
+        } else {
+            assert!(region.len() >= self.len, "a table's storage shrank");
+        }
         self.probe_with::<KIND, Op>(op, InRange(region))
     }
 
@@ -539,14 +589,31 @@ impl<S: Storage> Table<S> {
 
     /// Whether an item with this hash may be in the table: [`contains_located`](Self::contains_located)
     /// at the item's place by the table's own [`addressing`](Self::addressing), with the loads
-    /// checked once per lookup: one-by-one `contains(&u64)` took 0.91-0.93 times the time it
-    /// took with every load checked, 85 instructions instead of 94 (`docs/bench/lookup-loads.md`).
+    /// checked once per lookup (one-by-one `contains(&u64)` took 0.91-0.93 times the time it
+    /// took with every load checked), in a function compiled for the table's geometry alone
+    /// (`contains_as`): 44 instructions for 12-bit fingerprints in buckets of 4, where the
+    /// lookup inlined with every geometry's code took 58 in a plain loop and 76 out of line
+    /// (`docs/bench/lookup-loads.md`).
     #[inline(always)]
     pub(crate) fn contains_hash(&self, hash: u64) -> bool {
+        (self.lookup)(self, hash)
+    }
+
+    /// The lookup compiled for each [`Kind`] of geometry, indexed by it.
+    const LOOKUPS: [fn(&Table<S>, u64) -> bool; KINDS] = compiled_per_kind!(Self, contains_as);
+
+    /// [`contains_hash`](Self::contains_hash) compiled for one kind of geometry, the table's.
+    /// Out of line and called through the table's pointer to it, so that every caller runs the
+    /// same small function: the lookup of every geometry, inlined into a large caller or called
+    /// out of line, saved six registers and dispatched (the `threads` harness's `CuckooFilter`
+    /// lookups at 10^7 keys took 28-40 ns that way, 19.7 ns this way).
+    #[inline(never)]
+    fn contains_as<const KIND: Kind>(&self, hash: u64) -> bool {
         let locate = || self.addressing.locate(hash);
         // SAFETY: the op visits the two buckets `locate` gives, and `Addressing::locate` gives
-        // buckets below the count it was built with, this table's `buckets`.
-        unsafe { self.probe_in_range::<ANY_GEOMETRY, _>(ContainsLocated { locate }) }
+        // buckets below the count it was built with, this table's `buckets`. `KIND` is the
+        // table's: its constructors took this function from `LOOKUPS` at the table's kind.
+        unsafe { self.probe_in_range::<KIND, _>(ContainsLocated { locate }) }
     }
 
     /// Locates a hash by the table's addressing and starts fetching both of its buckets: what a

@@ -67,7 +67,10 @@ use crossbeam_utils::CachePadded;
 
 use super::storage::{Region, Storage, StorageMut};
 use super::swar::{Matcher, Word};
-use super::{AllocFailed, BucketOp, ContainsEither, Geometry, KINDS, Kind, PADDING, Table, reserve_buffer};
+use super::{
+    AllocFailed, BucketOp, ContainsEither, Geometry, KINDS, Kind, PADDING, Table, compiled_per_kind,
+    reserve_buffer,
+};
 
 #[cfg(loom)]
 use loom::sync::atomic::{AtomicU64, AtomicUsize, Ordering, fence};
@@ -176,6 +179,10 @@ impl Region for &AtomicBytes {
 }
 
 impl Storage for AtomicBytes {
+    // The words are a private boxed slice, allocated once for a table and never resized; the
+    // shared table checks their length against its table's when it is built (`SharedTable::over`).
+    const KEEPS_ITS_LENGTH: bool = true;
+
     type Region<'a> = &'a AtomicBytes;
 
     #[inline(always)]
@@ -289,18 +296,7 @@ pub(crate) struct SharedTable {
 }
 
 /// The lookup compiled for each [`Kind`] of geometry, indexed by it.
-const LOOKUPS: [fn(&SharedTable, u64) -> bool; KINDS] = [
-    SharedTable::contains_as::<0>,
-    SharedTable::contains_as::<1>,
-    SharedTable::contains_as::<2>,
-    SharedTable::contains_as::<3>,
-    SharedTable::contains_as::<4>,
-    SharedTable::contains_as::<5>,
-    SharedTable::contains_as::<6>,
-    SharedTable::contains_as::<7>,
-    SharedTable::contains_as::<8>,
-    SharedTable::contains_as::<9>,
-];
+const LOOKUPS: [fn(&SharedTable, u64) -> bool; KINDS] = compiled_per_kind!(SharedTable, contains_as);
 
 impl SharedTable {
     /// An empty shared table of this geometry; [`AllocFailed`] if its memory cannot be allocated.
@@ -319,6 +315,8 @@ impl SharedTable {
 
     /// The shared table over `table`'s words, which hold `items` fingerprints, with its stripes.
     fn over(table: Table<AtomicBytes>, items: usize) -> Self {
+        // Lookups rely on it without checking again (`AtomicBytes` keeps its length).
+        assert!(table.storage().region().len() >= table.len, "the words hold the whole table");
         let blocks = table.buckets().div_ceil(BLOCK_BUCKETS);
         let count = (Table::len_of(table.geometry()) / BYTES_PER_STRIPE)
             .next_power_of_two()
@@ -407,26 +405,28 @@ impl SharedTable {
         // SAFETY: the op visits the two buckets `locate` gives, and `Addressing::locate` gives
         // buckets below the count it was built with, this table's `buckets`. `KIND` is the
         // table's: `over`, the only constructor, took this function from `LOOKUPS` at the
-        // table's kind, and the table is never replaced.
-        self.settle(unsafe {
-            self.table.probe_in_range::<KIND, _>(VersionedContains { shared: self, locate })
-        })
+        // table's kind, and the table is never replaced. Its words keep their length, which
+        // `over` checked.
+        let attempt =
+            unsafe { self.table.probe_in_range::<KIND, _>(VersionedContains { shared: self, locate }) };
+        // A retry locates the item again from its hash: keeping its buckets for it would hold
+        // three more registers through the first attempt (which then saved and restored three).
+        attempt.unwrap_or_else(|| self.contains_hash_again(hash))
     }
 
     /// [`contains_hash`](Self::contains_hash) for an item already located (each load checked).
     #[inline(always)]
     pub(crate) fn contains_located(&self, located: (u32, usize, usize)) -> bool {
-        self.settle(self.table.probe(VersionedContains { shared: self, locate: || located }))
+        let attempt = self.table.probe(VersionedContains { shared: self, locate: || located });
+        attempt.unwrap_or_else(|| self.contains_again(located))
     }
 
-    /// The answer of a lookup's first attempt, or of a retry if a write overlapped it. The retry
-    /// is outside the geometry's code: one call here, not one in every geometry.
-    #[inline(always)]
-    fn settle(&self, attempt: Result<bool, (u32, usize, usize)>) -> bool {
-        match attempt {
-            Ok(found) => found,
-            Err(located) => self.contains_again(located),
-        }
+    /// A lookup by hash whose first attempt overlapped a write (see
+    /// [`contains_again`](Self::contains_again)). Out of line: one call in every geometry's code.
+    #[cold]
+    #[inline(never)]
+    fn contains_hash_again(&self, hash: u64) -> bool {
+        self.contains_again(self.table.addressing().locate(hash))
     }
 
     /// A lookup whose first attempt overlapped a write: the buckets read
@@ -444,7 +444,8 @@ impl SharedTable {
     #[inline(always)]
     fn no_moves_since(&self, seen: u64) -> bool {
         fence(Ordering::Acquire);
-        seen & MOVERS_MASK == 0 && self.moves.load(Ordering::Relaxed) == seen
+        // One test for both conditions: a lookup then has one branch on the word, not two.
+        (self.moves.load(Ordering::Relaxed) ^ seen) | (seen & MOVERS_MASK) == 0
     }
 
     #[inline(always)]
@@ -555,10 +556,10 @@ struct VersionedContains<'a, L> {
 
 impl<L: Fn() -> (u32, usize, usize)> VersionedContains<'_, L> {
     /// One attempt in a plain layout: locate, read the move word, probe with `probe`, read the
-    /// word again. The answer, or the located item if a write that could hide it overlapped.
+    /// word again. The answer, or `None` if a write that could hide the item overlapped.
     #[inline(always)]
-    fn attempt(self, probe: impl FnOnce(ContainsEither) -> bool) -> Result<bool, (u32, usize, usize)> {
-        let located @ (fingerprint, b1, b2) = (self.locate)();
+    fn attempt(self, probe: impl FnOnce(ContainsEither) -> bool) -> Option<bool> {
+        let (fingerprint, b1, b2) = (self.locate)();
         let moves = self.shared.moves.load(Ordering::Acquire);
         let found = probe(ContainsEither { buckets: [b1, b2], fingerprint });
         // Only the move word decides: a branch on `found` (even as `found | unchanged`, which the
@@ -566,23 +567,23 @@ impl<L: Fn() -> (u32, usize, usize)> VersionedContains<'_, L> {
         // workload, and each miss discards the lookups the CPU had started after this one
         // (measured: 34 ns instead of 24 at 10^7 keys, half present). A found fingerprint is
         // still returned at once on a retry.
-        if self.shared.no_moves_since(moves) { Ok(found) } else { Err(located) }
+        self.shared.no_moves_since(moves).then_some(found)
     }
 
     /// One attempt with semi-sorted buckets, where any write to a bucket re-encodes it: as
     /// [`attempt`](Self::attempt), with the versions of the two buckets' stripes.
     #[inline(always)]
-    fn attempt_sorted(self, matcher: &impl Matcher) -> Result<bool, (u32, usize, usize)> {
-        let located @ (fingerprint, b1, b2) = (self.locate)();
+    fn attempt_sorted(self, matcher: &impl Matcher) -> Option<bool> {
+        let (fingerprint, b1, b2) = (self.locate)();
         let stripes = self.shared.stripes_of(b1, b2);
         let versions = versions(stripes);
         let found = ContainsEither { buckets: [b1, b2], fingerprint }.on_words(matcher);
-        if unchanged(stripes, versions) { Ok(found) } else { Err(located) }
+        unchanged(stripes, versions).then_some(found)
     }
 }
 
 impl<L: Fn() -> (u32, usize, usize)> BucketOp for VersionedContains<'_, L> {
-    type Output = Result<bool, (u32, usize, usize)>;
+    type Output = Option<bool>;
 
     #[inline(always)]
     fn on_words<M: Matcher>(self, matcher: &M) -> Self::Output {

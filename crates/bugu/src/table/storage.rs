@@ -10,6 +10,13 @@ use super::swar::Word;
 
 /// Bytes a table can be read from.
 pub(crate) trait Storage {
+    /// Whether [`region`](Self::region) is always at least as long as the table built over this
+    /// storage (checked when the table is built): true only for storage this crate allocates for
+    /// a table and never resizes (the shared table's atomic words). Unsafe code relies on it: a
+    /// lookup over such storage makes no length check of its own. Any other storage (an
+    /// `AsRef<[u8]>` can answer differently on each call) is checked on every lookup.
+    const KEEPS_ITS_LENGTH: bool = false;
+
     /// The storage's bytes, taken once for the loads of one lookup (see [`Region`]).
     type Region<'a>: Region
     where

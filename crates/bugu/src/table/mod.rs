@@ -104,7 +104,7 @@ enum Probe {
 
 /// The hot geometries, which code can be compiled for one at a time: a [`Kind`] `k >= 1` is the
 /// `k`-th of them, and [`ANY_GEOMETRY`] (0) the table's own, whatever it is.
-const FIXED_PROBES: [Probe; 9] = [
+const FIXED_PROBES: [Probe; 10] = [
     Probe::Slots2Bits8,
     Probe::Slots2Bits12,
     Probe::Slots2Bits16,
@@ -114,6 +114,7 @@ const FIXED_PROBES: [Probe; 9] = [
     Probe::Slots8Bits8,
     Probe::Slots8Bits12,
     Probe::Slots8Bits16,
+    Probe::SemiSorted13,
 ];
 
 /// Which geometry a piece of code is compiled for (see [`FIXED_PROBES`]).
@@ -140,6 +141,7 @@ macro_rules! compiled_per_kind {
             <$owner>::$function::<7>,
             <$owner>::$function::<8>,
             <$owner>::$function::<9>,
+            <$owner>::$function::<10>,
         ]
     };
 }
@@ -987,7 +989,7 @@ mod tests {
                     let kind =
                         Table::<Vec<u8>>::choose_probe(Geometry { buckets: 2, slots, bits, semi_sorted })
                             .kind();
-                    let hot = !semi_sorted && matches!(bits, 8 | 12 | 16);
+                    let hot = if semi_sorted { bits == 13 } else { matches!(bits, 8 | 12 | 16) };
                     assert_eq!(kind != ANY_GEOMETRY, hot, "{slots} x {bits} bits, semi-sorted {semi_sorted}");
                 }
             }

@@ -320,12 +320,12 @@ impl<S: AsRef<[u8]>> Filter for CuckooFilterIn<S> {
 
     /// Pipelined: the buckets of upcoming hashes are prefetched.
     fn contains_hash_batch(&self, hashes: &[u64]) -> Vec<bool> {
-        self.table.contains_pipelined(hashes.iter().copied())
+        self.table.contains_pipelined(hashes, |&hash| hash)
     }
 
     /// Pipelined: the buckets of upcoming items are prefetched.
     fn contains_batch<T: Hash>(&self, items: &[T]) -> Vec<bool> {
-        self.table.contains_pipelined(items.iter().map(|item| self.hash_of(item)))
+        self.table.contains_pipelined(items, |item| self.hash_of(item))
     }
 
     #[inline]

@@ -6,7 +6,7 @@ use std::fmt;
 use std::hash::Hash;
 use std::ops::RangeBounds;
 
-use crate::batch::{LOOKAHEAD, Lookahead};
+use crate::batch::in_blocks;
 use crate::config::{Builder, Config, filter_parameters};
 use crate::cuckoo::PathSearch;
 use crate::error::{ConfigError, Error, InsertError};
@@ -347,21 +347,21 @@ impl CuckooFilter {
         Err(InsertError::no_path(table.count_located((fingerprint, b1, b2)), table.slots()))
     }
 
-    /// Inserts many hashes, pipelined (see [`crate::batch`]): exactly the results of one-by-one
-    /// inserts, in order.
-    fn insert_pipelined(&mut self, hashes: impl IntoIterator<Item = u64>) -> Vec<Result<(), InsertError>> {
-        let hashes = hashes.into_iter();
-        let mut results = Vec::with_capacity(hashes.size_hint().0);
-        let mut ahead = Lookahead::new(hashes, |hash| self.table.locate_and_prefetch(hash));
-        loop {
-            // Halfway through the lookahead, an item's buckets have arrived: fetch what its path
-            // search would read next, in case both are full.
-            if let Some(&(_, b1, b2)) = ahead.peek(LOOKAHEAD / 2) {
-                PathSearch::prefetch_for_insert(&self.table, (b1, b2));
-            }
-            let Some(located) = ahead.next(|hash| self.table.locate_and_prefetch(hash)) else { break };
-            results.push(self.insert_located(located));
-        }
+    /// Inserts many items by their hashes, pipelined (see [`crate::batch`]): exactly the results
+    /// of one-by-one inserts, in order.
+    fn insert_pipelined<T>(&mut self, items: &[T], hash: impl Fn(&T) -> u64) -> Vec<Result<(), InsertError>> {
+        let mut results = Vec::with_capacity(items.len());
+        in_blocks(
+            self,
+            items,
+            |filter, item| filter.table.locate_and_prefetch(hash(item)),
+            |filter, _, located, half_ahead| {
+                if let Some((_, b1, b2)) = half_ahead {
+                    PathSearch::prefetch_for_insert(&filter.table, (b1, b2));
+                }
+                results.push(filter.insert_located(located));
+            },
+        );
         results
     }
 }
@@ -384,12 +384,12 @@ impl FilterMut for CuckooFilter {
     }
 
     fn insert_hash_batch(&mut self, hashes: &[u64]) -> Vec<Result<(), InsertError>> {
-        self.insert_pipelined(hashes.iter().copied())
+        self.insert_pipelined(hashes, |&hash| hash)
     }
 
     fn insert_batch<T: Hash>(&mut self, items: &[T]) -> Vec<Result<(), InsertError>> {
         let seed = self.seed();
-        self.insert_pipelined(items.iter().map(|item| crate::hash::hash_item(item, seed)))
+        self.insert_pipelined(items, |item| crate::hash::hash_item(item, seed))
     }
 
     #[inline]

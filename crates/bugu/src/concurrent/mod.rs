@@ -26,7 +26,7 @@ use std::hash::Hash;
 use std::io;
 use std::path::Path;
 
-use crate::batch::{LOOKAHEAD, Lookahead};
+use crate::batch::in_blocks;
 use crate::config::{Builder, Config, filter_parameters};
 use crate::cuckoo::PathSearch;
 use crate::error::{ConfigError, InsertError};
@@ -293,16 +293,14 @@ impl ConcurrentFilter {
     /// ```
     pub fn insert_hash_batch(&self, hashes: &[u64]) -> Vec<Result<(), InsertError>> {
         let table = self.shared.racy();
-        let locate = |hash| table.locate_and_prefetch(hash);
-        let mut ahead = Lookahead::new(hashes.iter().copied(), locate);
         let mut results = Vec::with_capacity(hashes.len());
-        loop {
-            if let Some(&(_, b1, b2)) = ahead.peek(LOOKAHEAD / 2) {
+        let locate = |_: &(), &hash: &u64| table.locate_and_prefetch(hash);
+        in_blocks(&mut (), hashes, locate, |_, _, located, half_ahead| {
+            if let Some((_, b1, b2)) = half_ahead {
                 PathSearch::prefetch_for_insert(table, (b1, b2));
             }
-            let Some(located) = ahead.next(locate) else { break };
             results.push(self.insert_located(located, false).map(drop));
-        }
+        });
         results
     }
 
@@ -405,15 +403,14 @@ impl Filter for ConcurrentFilter {
         self.count_located(self.addressing().locate(hash))
     }
 
-    /// Pipelined as [`CuckooFilter`]'s batches are: each item's buckets are fetched 16 items
-    /// ahead; each answer is read as [`contains_hash`](Self::contains_hash) reads it.
+    /// Pipelined as [`CuckooFilter`]'s batches are: each item's buckets are fetched a block of 16
+    /// items ahead; each answer is read as [`contains_hash`](Self::contains_hash) reads it.
     fn contains_hash_batch(&self, hashes: &[u64]) -> Vec<bool> {
-        let locate = |hash| self.shared.racy().locate_and_prefetch(hash);
-        let mut ahead = Lookahead::new(hashes.iter().copied(), locate);
-        let mut found = Vec::with_capacity(hashes.len());
-        while let Some(located) = ahead.next(locate) {
-            found.push(self.contains_located(located));
-        }
+        let mut found = vec![false; hashes.len()];
+        let locate = |_: &[bool], &hash: &u64| self.shared.racy().locate_and_prefetch(hash);
+        in_blocks(&mut found[..], hashes, locate, |found, i, located, _| {
+            found[i] = self.contains_located(located);
+        });
         found
     }
 }

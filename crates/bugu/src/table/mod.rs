@@ -32,7 +32,6 @@ pub(crate) mod shared;
 mod storage;
 mod swar;
 
-use crate::batch::LOOKAHEAD;
 use crate::hash::Addressing;
 use storage::Region;
 pub(crate) use storage::{Storage, StorageMut};
@@ -855,35 +854,10 @@ impl<T, L: Fn(&T) -> (u32, usize, usize)> BucketOp for ContainsBlocks<'_, T, L> 
     type Output = ();
     #[inline(always)]
     fn on_words<M: Matcher>(self, matcher: &M) {
-        let probe = |&(fingerprint, b1, b2): &(u32, usize, usize)| {
-            ContainsEither { buckets: [b1, b2], fingerprint }.on_words(matcher)
-        };
-        let mut blocks = self.items.chunks(LOOKAHEAD).zip(self.found.chunks_mut(LOOKAHEAD));
-        let Some((first, mut pending)) = blocks.next() else { return };
-        let mut located = [(0, 0, 0); LOOKAHEAD];
-        for (slot, item) in located.iter_mut().zip(first) {
-            *slot = (self.locate)(item);
-        }
-        for (items, found) in blocks {
-            // One item of the next block located for each item of this one probed: the
-            // prefetches are spread over the probes, not issued in a burst that fills the line
-            // fill buffers (measured: 1.2-1.3 times the time).
-            let mut next = [(0, 0, 0); LOOKAHEAD];
-            for ((slot, item), (answer, current)) in
-                next.iter_mut().zip(items).zip(pending.iter_mut().zip(&located))
-            {
-                *slot = (self.locate)(item);
-                *answer = probe(current);
-            }
-            // A last block shorter than this one leaves this one's tail.
-            for (answer, current) in pending.iter_mut().zip(&located).skip(items.len()) {
-                *answer = probe(current);
-            }
-            (located, pending) = (next, found);
-        }
-        for (answer, item) in pending.iter_mut().zip(&located) {
-            *answer = probe(item);
-        }
+        let locate = |_: &[bool], item: &T| (self.locate)(item);
+        crate::batch::in_blocks(self.found, self.items, locate, |found, i, (fingerprint, b1, b2), _| {
+            found[i] = ContainsEither { buckets: [b1, b2], fingerprint }.on_words(matcher);
+        });
     }
     fn on_slots(self, slots: usize, get: impl Fn(usize, usize) -> u32) {
         for (answer, item) in self.found.iter_mut().zip(self.items) {

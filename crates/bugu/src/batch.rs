@@ -9,7 +9,7 @@
 //! order, the next one is located (hashed, placed, its buckets prefetched), one item of it per item
 //! processed. The blocks are plain arrays and the loops plain loops: a ring of located items fed
 //! by an iterator, which it replaced, took 160 instructions per batched lookup of a `u64` key
-//! against 94 now (`docs/bench/lookup-loads.md`). One located item per processed item spreads the
+//! against 98 now (`docs/bench/lookup-loads.md`). One located item per processed item spreads the
 //! prefetches over the work: a whole block's prefetches issued at once found the CPU's line fill
 //! buffers full and waited.
 

@@ -618,7 +618,7 @@ impl<S: Storage> Table<S> {
     }
 
     /// Locates a hash by the table's addressing and starts fetching both of its buckets: what a
-    /// pipelined operation does [`LOOKAHEAD`](crate::batch::LOOKAHEAD) items early.
+    /// pipelined operation does a block of [`LOOKAHEAD`](crate::batch::LOOKAHEAD) items early.
     #[inline(always)]
     pub(crate) fn locate_and_prefetch(&self, hash: u64) -> (u32, usize, usize) {
         let located @ (_, b1, b2) = self.addressing.locate(hash);
@@ -632,9 +632,8 @@ impl<S: Storage> Table<S> {
     /// prefetched while the block before it is probed. The geometry is dispatched once for the
     /// whole run, so each loop's body is the bare kernel; the loops are plain loops over arrays
     /// (an iterator pipeline, hashing inside a ring's refill, took 160 instructions per item
-    /// against 79 one by one). Loads stay checked one by one: checked once for the run (as
-    /// [`contains_hash`](Self::contains_hash)'s are), the ring pipeline took 1.31 times as long
-    /// at 10^7 keys (the cause was not found).
+    /// against 79 one by one). Loads are checked once for the whole run, as
+    /// [`contains_hash`](Self::contains_hash)'s are once per lookup.
     pub(crate) fn contains_pipelined<T>(&self, items: &[T], hash: impl Fn(&T) -> u64) -> Vec<bool> {
         let mut found = vec![false; items.len()];
         let locate = |item: &T| self.locate_and_prefetch(hash(item));

@@ -65,11 +65,21 @@ impl PathSearch {
     ) -> bool {
         // The emptier bucket takes it (ties: the primary): balanced buckets stay below full
         // longer, so fewer inserts near capacity need the path search.
-        if let Some((bucket, slot)) = table.free_slot_in_emptier(b1, b2) {
-            table.set(bucket, slot, fingerprint);
-            return true;
-        }
-        match self.search(table, (b1, b2), limit) {
+        table.store_in_emptier(fingerprint, b1, b2)
+            || self.insert_by_moves(table, fingerprint, (b1, b2), limit)
+    }
+
+    /// [`insert`](Self::insert) once both candidate buckets are full. Out of line: inlined, the
+    /// search made every insert save and restore six registers.
+    #[inline(never)]
+    fn insert_by_moves(
+        &mut self,
+        table: &mut Table,
+        fingerprint: u32,
+        buckets: (usize, usize),
+        limit: usize,
+    ) -> bool {
+        match self.search(table, buckets, limit) {
             Some(path) => {
                 self.apply(table, path, fingerprint);
                 true
@@ -111,8 +121,8 @@ impl PathSearch {
             }
             while head < level_end {
                 let node = self.queue[head];
-                for slot in 0..table.slots() {
-                    let target = table.addressing().alternate(node.bucket, table.get(node.bucket, slot));
+                for (slot, fingerprint) in table.fingerprints(node.bucket).enumerate() {
+                    let target = table.addressing().alternate(node.bucket, fingerprint);
                     if target == b1 || target == b2 || self.on_path(head, target) {
                         continue;
                     }
@@ -205,7 +215,7 @@ impl PathSearch {
 /// looks after `bucket`.
 #[inline]
 fn prefetch_alternates<S: Storage>(table: &Table<S>, bucket: usize) {
-    for slot in 0..table.slots() {
-        table.prefetch(table.addressing().alternate(bucket, table.get(bucket, slot)));
+    for fingerprint in table.fingerprints(bucket) {
+        table.prefetch(table.addressing().alternate(bucket, fingerprint));
     }
 }

@@ -343,8 +343,15 @@ impl CuckooFilter {
             self.len += 1;
             return Ok(());
         }
-        let table = &self.table;
-        Err(InsertError::no_path(table.count_located((fingerprint, b1, b2)), table.slots()))
+        Err(self.no_path((fingerprint, b1, b2)))
+    }
+
+    /// The error of an insert that found no path. Out of line: inlined, its probe (for any
+    /// geometry) made every insert save and restore six registers.
+    #[cold]
+    #[inline(never)]
+    fn no_path(&self, located: (u32, usize, usize)) -> InsertError {
+        InsertError::no_path(self.table.count_located(located), self.table.slots())
     }
 
     /// Inserts many items by their hashes, pipelined (see [`crate::batch`]): exactly the results

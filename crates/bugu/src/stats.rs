@@ -121,7 +121,7 @@ pub struct Bucket {
 
 impl Bucket {
     pub(crate) fn read<S: Storage>(table: &Table<S>, index: usize) -> Self {
-        Bucket { index, slots: (0..table.slots()).map(|slot| table.get(index, slot)).collect() }
+        Bucket { index, slots: table.fingerprints(index).collect() }
     }
 
     /// The number of occupied slots.

@@ -173,6 +173,10 @@ impl<F: Fn(usize) -> u64> Matcher for Sorted13<F> {
     fn slot(&self, flags: u64) -> Option<usize> {
         (flags != 0).then(|| (flags.trailing_zeros() / Self::HIGH_BITS) as usize)
     }
+    #[inline(always)]
+    fn count(&self, flags: u64) -> u32 {
+        Lanes::new(SLOTS, Self::HIGH_BITS).count_flagged(flags)
+    }
 }
 
 /// The four fingerprints of a decoded bucket.
@@ -223,6 +227,7 @@ mod tests {
             let flags = matcher.matches(0, probe);
             prop_assert_eq!(flags.count_ones() as usize, lanes.iter().filter(|&&fp| fp == probe).count());
             prop_assert_eq!(matcher.slot(flags), lanes.iter().position(|&fp| fp == probe));
+            prop_assert_eq!(matcher.count(flags), flags.count_ones());
         }
 
         #[test]

@@ -1060,6 +1060,38 @@ mod tests {
         }
     }
 
+    proptest! {
+        // `store_in_emptier` runs each geometry's own code; it must store exactly where the
+        // generic probe and `set` would, and leave a table with both buckets full unchanged.
+        #[test]
+        fn the_insert_first_step_stores_where_the_generic_probe_and_set_would(
+            (slots, semi_sorted) in prop::sample::select(vec![(2usize, false), (4, false), (8, false), (4, true)]),
+            bits in prop::sample::select(vec![4u32, 8, 12, 13, 16, 20, 32]),
+            buckets in 1usize..20,
+            items in proptest::collection::vec((any::<usize>(), any::<usize>(), any::<u32>()), 1..120),
+        ) {
+            let geometry = Geometry { buckets, slots, bits, semi_sorted };
+            let (mut fast, mut generic) = (Table::new(geometry).unwrap(), Table::new(geometry).unwrap());
+            let mask = if bits == 32 { u32::MAX } else { (1u32 << bits) - 1 };
+            for (b1, b2, fingerprint) in items {
+                let (b1, b2, fingerprint) = (b1 % buckets, b2 % buckets, (fingerprint & mask).max(1));
+                let free = generic.free_slot_in_emptier(b1, b2);
+                if let Some((bucket, slot)) = free {
+                    generic.set(bucket, slot, fingerprint);
+                }
+                prop_assert_eq!(fast.store_in_emptier(fingerprint, b1, b2), free.is_some());
+                prop_assert!(fast == generic, "{:?} after storing {} in {}/{}", geometry, fingerprint, b1, b2);
+            }
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "a bucket outside the table")]
+    fn the_insert_first_step_refuses_a_bucket_outside_the_table() {
+        let mut table = Table::new(Geometry { buckets: 4, slots: 4, bits: 12, semi_sorted: false }).unwrap();
+        table.store_in_emptier(1, 0, 4);
+    }
+
     #[test]
     fn each_hot_geometry_has_a_kind_of_its_own_and_the_others_share_one() {
         for (i, probe) in FIXED_PROBES.iter().enumerate() {

@@ -401,16 +401,11 @@ impl FilterMut for CuckooFilter {
 
     #[inline]
     fn remove_hash(&mut self, hash: u64) -> bool {
-        // Both buckets are fetched at once: the second is needed whenever the first lacks a copy.
-        let (fingerprint, b1, b2) = self.table.locate_and_prefetch(hash);
-        for bucket in [b1, b2] {
-            if let Some(slot) = self.table.find(bucket, fingerprint) {
-                self.table.set(bucket, slot, 0);
-                self.len -= 1;
-                return true;
-            }
-        }
-        false
+        // Both buckets are loaded at once, in code compiled for the table's geometry.
+        let (fingerprint, b1, b2) = self.table.addressing().locate(hash);
+        let removed = self.table.remove_from_either(fingerprint, b1, b2);
+        self.len -= removed as usize;
+        removed
     }
 }
 

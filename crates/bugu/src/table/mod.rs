@@ -263,8 +263,9 @@ impl Table {
     }
 }
 
-/// [`Table::store_in_emptier`] compiled for one kind of geometry.
-type StoreInEmptier<S> = fn(&mut Table<S>, u32, usize, usize) -> bool;
+/// A write to one of an item's two buckets (an insert's first step, a removal), compiled for one
+/// kind of geometry: `(table, fingerprint, b1, b2) -> whether it wrote`.
+type BucketWrite<S> = fn(&mut Table<S>, u32, usize, usize) -> bool;
 
 impl<S: StorageMut> Table<S> {
     /// Stores a fingerprint (or 0 to empty the slot). In a semi-sorted bucket the slots are
@@ -301,17 +302,45 @@ impl<S: StorageMut> Table<S> {
         Self::STORES[self.kind as usize](self, fingerprint, b1, b2)
     }
 
-    const STORES: [StoreInEmptier<S>; KINDS] = compiled_per_kind!(Self, store_in_emptier_as);
+    const STORES: [BucketWrite<S>; KINDS] = compiled_per_kind!(Self, store_in_emptier_as);
 
     /// [`store_in_emptier`](Self::store_in_emptier) compiled for one kind of geometry, the table's.
     #[inline(never)]
     fn store_in_emptier_as<const KIND: Kind>(&mut self, fingerprint: u32, b1: usize, b2: usize) -> bool {
-        // One check of both buckets instead of one per load (8 of the function's 70 instructions).
+        self.write_found_as::<KIND, _>([b1, b2], FreeSlotInEmptier { buckets: [b1, b2] }, fingerprint)
+    }
+
+    /// Empties a slot holding `fingerprint` in bucket `b1`, or else in `b2`; `false`, with the
+    /// table unchanged, if neither holds it: a removal, in code compiled for the table's
+    /// geometry as [`store_in_emptier`](Self::store_in_emptier) is.
+    #[inline]
+    pub(crate) fn remove_from_either(&mut self, fingerprint: u32, b1: usize, b2: usize) -> bool {
+        Self::REMOVES[self.kind as usize](self, fingerprint, b1, b2)
+    }
+
+    const REMOVES: [BucketWrite<S>; KINDS] = compiled_per_kind!(Self, remove_from_either_as);
+
+    /// [`remove_from_either`](Self::remove_from_either) compiled for one kind of geometry.
+    #[inline(never)]
+    fn remove_from_either_as<const KIND: Kind>(&mut self, fingerprint: u32, b1: usize, b2: usize) -> bool {
+        self.write_found_as::<KIND, _>([b1, b2], FindEither { buckets: [b1, b2], fingerprint }, 0)
+    }
+
+    /// Finds a slot with `op`, which visits buckets `b1` and `b2` only, and writes `value` there.
+    #[inline(always)]
+    fn write_found_as<const KIND: Kind, Op: BucketOp<Output = Option<(usize, usize)>>>(
+        &mut self,
+        [b1, b2]: [usize; 2],
+        op: Op,
+        value: u32,
+    ) -> bool {
+        // One check of both buckets instead of one per load (8 of the insert's 70 instructions).
         assert!(b1.max(b2) < self.buckets, "a bucket outside the table");
-        // SAFETY: the op visits `b1` and `b2`, both below `buckets` (just checked). `KIND` is the
-        // table's: `store_in_emptier` took this function from `STORES` at the table's kind.
-        let free = unsafe { self.probe_in_range::<KIND, _>(FreeSlotInEmptier { buckets: [b1, b2] }) };
-        free.map(|(bucket, slot)| self.set_as::<KIND>(bucket, slot, fingerprint)).is_some()
+        // SAFETY: the op visits `b1` and `b2` only (the callers build it from them), both below
+        // `buckets` (just checked). `KIND` is the table's: the callers are taken from `STORES` or
+        // `REMOVES` at the table's kind.
+        let found = unsafe { self.probe_in_range::<KIND, _>(op) };
+        found.map(|(bucket, slot)| self.set_as::<KIND>(bucket, slot, value)).is_some()
     }
 
     /// [`set`](Self::set) in a semi-sorted bucket of `bits`-bit fingerprints, decoded and encoded
@@ -833,6 +862,30 @@ impl BucketOp for Find {
     }
 }
 
+/// The first slot holding `fingerprint` in bucket `b1`, or else in `b2`, as `(bucket, slot)`.
+struct FindEither {
+    buckets: [usize; 2],
+    fingerprint: u32,
+}
+
+impl BucketOp for FindEither {
+    type Output = Option<(usize, usize)>;
+    #[inline(always)]
+    fn on_words<M: Matcher>(self, matcher: &M) -> Option<(usize, usize)> {
+        let [b1, b2] = self.buckets;
+        let (found1, found2) = (matcher.matches(b1, self.fingerprint), matcher.matches(b2, self.fingerprint));
+        // Which bucket holds the copy is a coin flip: chosen without a branch.
+        let second = found1 == M::Word::ZERO;
+        let flags = if second { found2 } else { found1 };
+        matcher.slot(flags).map(|slot| (select_without_branch(second, b1, b2), slot))
+    }
+    fn on_slots(self, slots: usize, get: impl Fn(usize, usize) -> u32) -> Option<(usize, usize)> {
+        self.buckets.into_iter().find_map(|bucket| {
+            (0..slots).position(|slot| get(bucket, slot) == self.fingerprint).map(|slot| (bucket, slot))
+        })
+    }
+}
+
 struct Count {
     bucket: usize,
     fingerprint: u32,
@@ -1081,6 +1134,33 @@ mod tests {
                 }
                 prop_assert_eq!(fast.store_in_emptier(fingerprint, b1, b2), free.is_some());
                 prop_assert!(fast == generic, "{:?} after storing {} in {}/{}", geometry, fingerprint, b1, b2);
+            }
+        }
+
+        // `remove_from_either` likewise: it empties the slot `find` gives in `b1`, else in `b2`.
+        #[test]
+        fn a_removal_empties_the_slot_the_generic_find_gives(
+            (slots, semi_sorted) in prop::sample::select(vec![(2usize, false), (4, false), (8, false), (4, true)]),
+            bits in prop::sample::select(vec![4u32, 8, 12, 13, 16, 20, 32]),
+            buckets in 1usize..20,
+            writes in proptest::collection::vec((any::<usize>(), any::<usize>(), any::<u32>()), 0..120),
+            removals in proptest::collection::vec((any::<usize>(), any::<usize>(), any::<u32>()), 1..60),
+        ) {
+            let geometry = Geometry { buckets, slots, bits, semi_sorted };
+            let mut generic = Table::new(geometry).unwrap();
+            // Small fingerprints, so that removals often find one.
+            for (b, s, v) in writes {
+                generic.set(b % buckets, s % slots, v % 8);
+            }
+            let mut fast = generic.clone();
+            for (b1, b2, fingerprint) in removals {
+                let (b1, b2, fingerprint) = (b1 % buckets, b2 % buckets, fingerprint % 8 + 1);
+                let found = [b1, b2].into_iter().find_map(|b| generic.find(b, fingerprint).map(|s| (b, s)));
+                if let Some((bucket, slot)) = found {
+                    generic.set(bucket, slot, 0);
+                }
+                prop_assert_eq!(fast.remove_from_either(fingerprint, b1, b2), found.is_some());
+                prop_assert!(fast == generic, "{:?} after removing {} from {}/{}", geometry, fingerprint, b1, b2);
             }
         }
     }

@@ -77,6 +77,21 @@ fn charts_are_svg_files() {
 }
 
 #[test]
+fn a_size_without_false_positives_still_gets_its_space_chart() {
+    let mut options = options(KeyType::U64);
+    options.kinds = compare::select(options.kinds, &["bugu-12".into()]);
+    options.sizes = vec![200];
+    let report = compare::run(&options);
+    // Seeded: 200 absent keys against a 0.19% rate measure no false positive here.
+    assert_eq!(report.measurements[0].false_positives, 0, "the case this test is for");
+    let dir = std::env::temp_dir().join(format!("bugu-bench-smoke-empty-{}", std::process::id()));
+    let written = charts::draw_all(&report, &dir).expect("charts are drawn");
+    let svg = std::fs::read_to_string(&written[1]).expect("the space chart is written");
+    assert!(svg.contains("no filter measured a false positive"), "{svg}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn seed_table_compares_bloom_and_cuckoo() {
     let mut options = options(KeyType::U64);
     options.kinds = seed_table::KINDS.to_vec();

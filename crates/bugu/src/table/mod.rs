@@ -147,7 +147,8 @@ macro_rules! compiled_per_kind {
 pub(crate) use compiled_per_kind;
 
 impl Probe {
-    /// Slots and bits of a plain geometry with a variant of its own, for code compiled for it.
+    /// Slots and bits of a plain geometry with a variant of its own: how a table's shape picks
+    /// that variant, and how code compiled for it knows its constants.
     const fn fixed_shape(self) -> Option<(usize, u32)> {
         Some(match self {
             Probe::Slots2Bits8 => (2, 8),
@@ -237,17 +238,9 @@ impl Table {
         // first byte, so the window must hold the bucket plus that worst-case shift.
         let worst_shift = 8 - gcd(bucket_bits, 8);
         let worst_shift = if worst_shift == 8 { 0 } else { worst_shift };
-        match (slots, bits) {
-            (2, 8) => return Probe::Slots2Bits8,
-            (2, 12) => return Probe::Slots2Bits12,
-            (2, 16) => return Probe::Slots2Bits16,
-            (4, 8) => return Probe::Slots4Bits8,
-            (4, 12) => return Probe::Slots4Bits12,
-            (4, 16) => return Probe::Slots4Bits16,
-            (8, 8) => return Probe::Slots8Bits8,
-            (8, 12) => return Probe::Slots8Bits12,
-            (8, 16) => return Probe::Slots8Bits16,
-            _ => {}
+        // The hot geometries: the one whose shape this is (`fixed_shape` names each one's).
+        if let Some(&fixed) = FIXED_PROBES.iter().find(|probe| probe.fixed_shape() == Some((slots, bits))) {
+            return fixed;
         }
         // Buckets of whole bytes start on a byte: their windows need no shift.
         let bucket_bytes = (bucket_bits % 8 == 0).then_some(bucket_bits as usize / 8);

@@ -533,8 +533,10 @@ impl SharedTable {
 
     /// Takes the stripe of one bucket: what an insert into a free slot changes.
     #[inline]
-    pub(crate) fn lock_one(&self, bucket: usize) -> WriteGuard<'_> {
-        self.take_sorted(StripeSet::Few([(self.stripe_of(bucket), 0), (0, 0)], 1))
+    pub(crate) fn lock_one(&self, bucket: usize) -> WriteGuard<'_, [(usize, u64); 1]> {
+        // A one-element array, not a `StripeSet`: the common insert takes and releases its stripe
+        // without loops or a check for a heap-allocated set.
+        self.take_sorted([(self.stripe_of(bucket), 0)])
     }
 
     /// Takes the stripes of an item's two buckets.
@@ -565,9 +567,9 @@ impl SharedTable {
     /// Takes a set of distinct stripes in ascending order (no two writers then wait for each
     /// other in a cycle), noting the odd version each now has.
     #[inline]
-    fn take_sorted(&self, mut stripes: StripeSet) -> WriteGuard<'_> {
-        debug_assert!(stripes.entries().windows(2).all(|pair| pair[0].0 < pair[1].0));
-        for (stripe, version) in stripes.entries_mut() {
+    fn take_sorted<S: HeldStripes>(&self, mut stripes: S) -> WriteGuard<'_, S> {
+        debug_assert!(stripes.as_ref().windows(2).all(|pair| pair[0].0 < pair[1].0));
+        for (stripe, version) in stripes.as_mut() {
             *version = self.take(*stripe);
         }
         // Orders the odd versions before the data stores that follow (see the module docs).
@@ -669,7 +671,7 @@ fn unchanged(stripes: (&Stripe, &Stripe), versions: (u64, u64)) -> bool {
 
 /// The stripes a writer holds, sorted and distinct, with the odd version each has while held; two
 /// or fewer without allocating.
-enum StripeSet {
+pub(crate) enum StripeSet {
     Few([(usize, u64); 2], usize),
     Many(Vec<(usize, u64)>),
 }
@@ -680,15 +682,17 @@ impl Default for StripeSet {
     }
 }
 
-impl StripeSet {
-    fn entries(&self) -> &[(usize, u64)] {
+impl AsRef<[(usize, u64)]> for StripeSet {
+    fn as_ref(&self) -> &[(usize, u64)] {
         match self {
             StripeSet::Few(few, count) => &few[..*count],
             StripeSet::Many(many) => many,
         }
     }
+}
 
-    fn entries_mut(&mut self) -> &mut [(usize, u64)] {
+impl AsMut<[(usize, u64)]> for StripeSet {
+    fn as_mut(&mut self) -> &mut [(usize, u64)] {
         match self {
             StripeSet::Few(few, count) => &mut few[..*count],
             StripeSet::Many(many) => many,
@@ -696,15 +700,21 @@ impl StripeSet {
     }
 }
 
+/// How a guard holds its stripes, each with the odd version it set: a [`StripeSet`], or one
+/// stripe in an array.
+pub(crate) trait HeldStripes: AsRef<[(usize, u64)]> + AsMut<[(usize, u64)]> {}
+
+impl<S: AsRef<[(usize, u64)]> + AsMut<[(usize, u64)]>> HeldStripes for S {}
+
 /// The stripes a writer holds; dropping it releases them.
-pub(crate) struct WriteGuard<'a> {
+pub(crate) struct WriteGuard<'a, S: HeldStripes = StripeSet> {
     shared: &'a SharedTable,
-    stripes: StripeSet,
+    stripes: S,
     /// Whether this writer counts in the move word ([`begin_moves`](Self::begin_moves)).
     moving: bool,
 }
 
-impl WriteGuard<'_> {
+impl<S: HeldStripes> WriteGuard<'_, S> {
     /// The table, to change buckets of the held stripes only.
     pub(crate) fn table(&self) -> Table<&AtomicBytes> {
         self.shared.table.by_ref()
@@ -727,7 +737,7 @@ impl WriteGuard<'_> {
     /// which no other thread writes meanwhile (under loom, a read-modify-write: see
     /// [`replace_bits`]).
     pub(crate) fn count_items(&self, delta: isize) {
-        let items = &self.shared.stripes[self.stripes.entries()[0].0].items;
+        let items = &self.shared.stripes[self.stripes.as_ref()[0].0].items;
         #[cfg(not(loom))]
         items.store(items.load(Ordering::Relaxed).wrapping_add_signed(delta), Ordering::Relaxed);
         #[cfg(loom)]
@@ -735,13 +745,13 @@ impl WriteGuard<'_> {
     }
 }
 
-impl Drop for WriteGuard<'_> {
+impl<S: HeldStripes> Drop for WriteGuard<'_, S> {
     fn drop(&mut self) {
         if self.moving {
             // Release: a reader that sees the movers' count back down sees every store before it.
             self.shared.moves.fetch_sub(MOVER, Ordering::Release);
         }
-        for &(stripe, odd) in self.stripes.entries().iter().rev() {
+        for &(stripe, odd) in self.stripes.as_ref().iter().rev() {
             release(&self.shared.stripes[stripe].version, odd);
         }
     }
@@ -842,7 +852,7 @@ mod tests {
         assert_ne!(shared.stripe_of(0), shared.stripe_of(64));
         {
             let guard = shared.lock_many([64, 0, 64]);
-            let held: Vec<usize> = guard.stripes.entries().iter().map(|&(stripe, _)| stripe).collect();
+            let held: Vec<usize> = guard.stripes.as_ref().iter().map(|&(stripe, _)| stripe).collect();
             assert_eq!(held, [0, 1]);
             guard.table().set(64, 2, 0xabc);
             guard.count_items(1);
@@ -858,7 +868,7 @@ mod tests {
         shared.lock_one(64).count_items(1);
         assert_eq!(shared.items(), 1);
         let all = shared.lock_all();
-        assert_eq!(all.stripes.entries().len(), shared.stripes.len());
+        assert_eq!(all.stripes.as_ref().len(), shared.stripes.len());
         drop(all);
         assert!(shared.memory_bytes() > shared.racy().memory_bytes());
     }

@@ -329,9 +329,7 @@ impl ConcurrentFilter {
         if !unique {
             if let Some((bucket, slot)) = self.shared.racy().free_slot_in_emptier(b1, b2) {
                 let guard = self.shared.lock_one(bucket);
-                let mut table = guard.table();
-                if table.get(bucket, slot) == 0 {
-                    table.set(bucket, slot, fingerprint);
+                if guard.table().set_if_empty(bucket, slot, fingerprint) {
                     guard.count_items(1);
                     return Ok(true);
                 }

@@ -1127,21 +1127,46 @@ mod tests {
         }
     }
 
+    /// The layouts that writes compiled per geometry run on (plain buckets of 2, 4 or 8 slots,
+    /// semi-sorted ones), at widths whose slots fall on and across byte and word boundaries, in
+    /// small tables.
+    fn small_geometries() -> impl Strategy<Value = Geometry> {
+        (
+            prop::sample::select(vec![(2usize, false), (4, false), (8, false), (4, true)]),
+            prop::sample::select(vec![4u32, 8, 12, 13, 16, 20, 32]),
+            1usize..20,
+        )
+            .prop_map(|((slots, semi_sorted), bits, buckets)| Geometry {
+                buckets,
+                slots,
+                bits,
+                semi_sorted,
+            })
+    }
+
+    /// Triples of raw numbers (a bucket, a slot or a second bucket, a fingerprint) that a test
+    /// reduces into its geometry.
+    fn triples(count: std::ops::Range<usize>) -> impl Strategy<Value = Vec<(usize, usize, u32)>> {
+        proptest::collection::vec((any::<usize>(), any::<usize>(), any::<u32>()), count)
+    }
+
+    /// `raw` as a fingerprint of `geometry`: its low bits, never 0.
+    fn fingerprint_of(geometry: Geometry, raw: u32) -> u32 {
+        (raw & (u32::MAX >> (32 - geometry.bits))).max(1)
+    }
+
     proptest! {
         // `store_in_emptier` runs each geometry's own code; it must store exactly where the
         // generic probe and `set` would, and leave a table with both buckets full unchanged.
         #[test]
         fn the_insert_first_step_stores_where_the_generic_probe_and_set_would(
-            (slots, semi_sorted) in prop::sample::select(vec![(2usize, false), (4, false), (8, false), (4, true)]),
-            bits in prop::sample::select(vec![4u32, 8, 12, 13, 16, 20, 32]),
-            buckets in 1usize..20,
-            items in proptest::collection::vec((any::<usize>(), any::<usize>(), any::<u32>()), 1..120),
+            geometry in small_geometries(),
+            items in triples(1..120),
         ) {
-            let geometry = Geometry { buckets, slots, bits, semi_sorted };
             let (mut fast, mut generic) = (Table::new(geometry).unwrap(), Table::new(geometry).unwrap());
-            let mask = if bits == 32 { u32::MAX } else { (1u32 << bits) - 1 };
+            let buckets = geometry.buckets;
             for (b1, b2, fingerprint) in items {
-                let (b1, b2, fingerprint) = (b1 % buckets, b2 % buckets, (fingerprint & mask).max(1));
+                let (b1, b2, fingerprint) = (b1 % buckets, b2 % buckets, fingerprint_of(geometry, fingerprint));
                 let free = generic.free_slot_in_emptier(b1, b2);
                 if let Some((bucket, slot)) = free {
                     generic.set(bucket, slot, fingerprint);
@@ -1154,16 +1179,13 @@ mod tests {
         // `set_if_empty` stores exactly when `get` finds the slot empty, as `set` would.
         #[test]
         fn a_store_into_an_empty_slot_is_get_then_set(
-            (slots, semi_sorted) in prop::sample::select(vec![(2usize, false), (4, false), (8, false), (4, true)]),
-            bits in prop::sample::select(vec![4u32, 8, 12, 13, 16, 20, 32]),
-            buckets in 1usize..20,
-            writes in proptest::collection::vec((any::<usize>(), any::<usize>(), any::<u32>()), 1..120),
+            geometry in small_geometries(),
+            writes in triples(1..120),
         ) {
-            let geometry = Geometry { buckets, slots, bits, semi_sorted };
             let (mut fast, mut generic) = (Table::new(geometry).unwrap(), Table::new(geometry).unwrap());
-            let mask = if bits == 32 { u32::MAX } else { (1u32 << bits) - 1 };
             for (bucket, slot, fingerprint) in writes {
-                let (bucket, slot, fingerprint) = (bucket % buckets, slot % slots, (fingerprint & mask).max(1));
+                let (bucket, slot) = (bucket % geometry.buckets, slot % geometry.slots);
+                let fingerprint = fingerprint_of(geometry, fingerprint);
                 let empty = generic.get(bucket, slot) == 0;
                 if empty {
                     generic.set(bucket, slot, fingerprint);
@@ -1176,13 +1198,11 @@ mod tests {
         // `remove_from_either` likewise: it empties the slot `find` gives in `b1`, else in `b2`.
         #[test]
         fn a_removal_empties_the_slot_the_generic_find_gives(
-            (slots, semi_sorted) in prop::sample::select(vec![(2usize, false), (4, false), (8, false), (4, true)]),
-            bits in prop::sample::select(vec![4u32, 8, 12, 13, 16, 20, 32]),
-            buckets in 1usize..20,
-            writes in proptest::collection::vec((any::<usize>(), any::<usize>(), any::<u32>()), 0..120),
-            removals in proptest::collection::vec((any::<usize>(), any::<usize>(), any::<u32>()), 1..60),
+            geometry in small_geometries(),
+            writes in triples(0..120),
+            removals in triples(1..60),
         ) {
-            let geometry = Geometry { buckets, slots, bits, semi_sorted };
+            let (buckets, slots) = (geometry.buckets, geometry.slots);
             let mut generic = Table::new(geometry).unwrap();
             // Small fingerprints, so that removals often find one.
             for (b, s, v) in writes {

@@ -271,7 +271,7 @@ impl<S: StorageMut> Table<S> {
     /// Stores `fingerprint` in a slot if the slot is empty; `false`, with the table unchanged, if
     /// it holds a fingerprint. A plain slot's bits are located once for the check and the store:
     /// the concurrent insert's step under its stripe's lock, where `get` and then `set` took about
-    /// 150 instructions.
+    /// 150 instructions (a `get` then a plain write, 27 more than this).
     #[inline]
     pub(crate) fn set_if_empty(&mut self, bucket: usize, slot: usize, fingerprint: u32) -> bool {
         if self.is_semi_sorted() {
@@ -282,7 +282,7 @@ impl<S: StorageMut> Table<S> {
             return empty;
         }
         let bit = self.slot_bit(bucket, slot);
-        let empty = (self.bytes.load::<u64>(bit / 8) >> (bit % 8)) & self.slot_mask() == 0;
+        let empty = self.plain_slot_at(bit) == 0;
         if empty {
             self.write_bits(bit, self.bits, fingerprint as u64);
         }
@@ -541,7 +541,12 @@ impl<S: Storage> Table<S> {
     /// [`get`](Self::get) in a plain layout: the slot's own bits.
     #[inline(always)]
     fn get_plain(&self, bucket: usize, slot: usize) -> u32 {
-        let bit = self.slot_bit(bucket, slot);
+        self.plain_slot_at(self.slot_bit(bucket, slot))
+    }
+
+    /// The fingerprint in the plain slot whose first bit is `bit`.
+    #[inline(always)]
+    fn plain_slot_at(&self, bit: usize) -> u32 {
         let window = self.bytes.load::<u64>(bit / 8);
         ((window >> (bit % 8)) & self.slot_mask()) as u32
     }

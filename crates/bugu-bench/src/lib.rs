@@ -10,6 +10,8 @@
 //! - [`cli`]: argument parsing shared by the binaries;
 //! - [`fastfilter_cpp`], [`memory_floor`] and [`vs_fastfilter`]: the side-by-side run against the
 //!   C++ reference benchmark, and the memory floor it is judged against;
+//! - [`lookup_kernels`]: bugu's one-by-one lookup against the C++ reference's kernel transcribed
+//!   into Rust, in one process;
 //! - [`threads`]: `bugu::ConcurrentFilter` against locked filters and `atomic-cuckoo-filter`, at
 //!   1 and 2 threads.
 //!
@@ -19,6 +21,7 @@ pub mod cli;
 pub mod compare;
 pub mod contender;
 pub mod fastfilter_cpp;
+pub mod lookup_kernels;
 pub mod machine;
 pub mod memory_floor;
 pub mod report;

@@ -70,10 +70,16 @@ pub fn measure(buffer_bytes: usize, reads: usize, repeats: usize, clock: Clock) 
 
 /// `lines` lines, advised for huge pages, then written (each word holds its line's index).
 fn filled_buffer(lines: usize) -> Vec<Line> {
-    let mut buffer: Vec<Line> = Vec::with_capacity(lines);
+    advised_vec(lines, |i| Line([i as u64; LINE_BYTES / 8]))
+}
+
+/// `len` values, on the pages a table of that size gets (huge pages advised from 4 MiB on, like
+/// bugu's table): advised before the first write, then written, value `i` being `value(i)`.
+pub fn advised_vec<T>(len: usize, value: impl FnMut(usize) -> T) -> Vec<T> {
+    let mut buffer: Vec<T> = Vec::with_capacity(len);
     // Before the first write: the kernel picks the page size when a page is first touched.
-    advise_huge_pages(buffer.as_ptr().cast(), buffer.capacity() * LINE_BYTES);
-    buffer.extend((0..lines as u64).map(|i| Line([i; LINE_BYTES / 8])));
+    advise_huge_pages(buffer.as_ptr().cast(), buffer.capacity() * size_of::<T>());
+    buffer.extend((0..len).map(value));
     buffer
 }
 

@@ -1,0 +1,62 @@
+//! `lookup_kernels`: bugu's one-by-one lookup against the C++ reference's lookup kernel
+//! transcribed into Rust, in one process, at the same table sizes (see
+//! `bugu_bench::lookup_kernels`).
+//!
+//! ```text
+//! cargo run --release -p bugu-bench --bin lookup_kernels -- --sizes 1e7,1e8 --rounds 101
+//! ```
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use bugu_bench::lookup_kernels::{self, KernelRun};
+use bugu_bench::machine;
+use bugu_bench::report::csv;
+use clap::Parser;
+
+/// Time bugu's one-by-one lookup and the reference kernel, alternated in short rounds, and print
+/// the medians and the per-round ratios.
+#[derive(Debug, Parser)]
+#[command(version)]
+struct Cli {
+    /// Numbers of keys, comma-separated: 1e7,1e8 or 10_000_000.
+    #[arg(long, value_delimiter = ',', value_parser = parse_size, default_value = "1e7,1e8")]
+    sizes: Vec<usize>,
+    /// Rounds per size.
+    #[arg(long, default_value_t = 101, value_parser = clap::value_parser!(u32).range(1..))]
+    rounds: u32,
+    /// Lookups per variant per round.
+    #[arg(long, default_value_t = 500_000, value_parser = clap::value_parser!(u32).range(1..))]
+    chunk: u32,
+    /// Where lookup-kernels.md goes.
+    #[arg(long, default_value = "target/bench-results")]
+    out_dir: PathBuf,
+}
+
+fn parse_size(text: &str) -> Result<usize, String> {
+    bugu_bench::cli::parse_keys(text, 100)
+}
+
+fn main() -> ExitCode {
+    bugu_bench::cli::exit_code(run(&Cli::parse()))
+}
+
+fn run(cli: &Cli) -> Result<(), String> {
+    let start = machine::load_average();
+    let mut runs: Vec<KernelRun> = Vec::new();
+    for &keys in &cli.sizes {
+        eprintln!("== {keys} keys: filling bugu's filter, then {} rounds", cli.rounds);
+        runs.push(lookup_kernels::measure(keys, cli.rounds as usize, cli.chunk as usize, 42));
+    }
+    let report = lookup_kernels::render(
+        &machine::describe(),
+        (start, machine::load_average()),
+        cli.rounds as usize,
+        &runs,
+    );
+    let path = cli.out_dir.join("lookup-kernels.md");
+    csv::write(&path, &report).map_err(|error| format!("cannot write {}: {error}", path.display()))?;
+    println!("{report}");
+    eprintln!("wrote {}", path.display());
+    Ok(())
+}

@@ -3,14 +3,14 @@
 //!
 //! Run against the C++ binary (`vs_fastfilter`), a ratio mixes two processes, two allocators and
 //! minutes of other tenants' load between them. Here every variant reads its own table of the same
-//! size, in the same process, in rounds of a few hundred thousand lookups each, alternated; the
-//! report gives each variant's median time and the median of its per-round ratios to the
+//! size, in the same process, in rounds of a few hundred thousand lookups each, alternated (each
+//! round starting with the next variant); the report gives each variant's median time and the median of its per-round ratios to the
 //! reference kernel. The variants:
 //!
 //! - `bugu contains(&key)`: the `compare` harness's one-by-one row (the item hashed with XXH3-64
 //!   through `Hash`, the lookup compiled for the table's geometry, called through its pointer);
-//! - `bugu contains_hash(mix)`: the same lookup given a 64-bit mix of the key instead, to show what
-//!   the hash costs;
+//! - `bugu contains_hash(mix)`: the same lookup given MurmurHash3's finaliser of the key (the
+//!   reference's hash) instead: what a cheaper hash would save;
 //! - the reference kernel out of line: FastFilter's `CuckooFilterStable<uint64_t, 12>::Contain`
 //!   (MurmurHash3's finaliser of key + seed; bucket `reduce(low 32 bits, n)`; tag the high bits'
 //!   low 12, 0 read as 1; alternate `n - i - r`, `r` odd from the tag; one unaligned 8-byte load
@@ -19,6 +19,10 @@
 //! - the same kernel inlined into the loop: the least a two-bucket lookup of this layout costs
 //!   when the caller's loop and the lookup are compiled together;
 //! - the memory floor: two independent random line reads per lookup from a buffer of the size.
+//!
+//! Before each variant, a sweep over a buffer twice this machine's L3 (64 MiB) evicts the table
+//! the variant before it read: without it, a variant that follows another on the same table found
+//! a fifth of a 150 MiB table's lines still in the 32 MiB L3, and took 10-15% less time for it.
 //!
 //! The reference table holds random bytes: neither kernel branches on what it reads, so the
 //! contents change no timing (bugu's own table is filled with the keys, as in the harness).
@@ -102,7 +106,7 @@ fn reduce(hash: u64, n: u32) -> u32 {
 
 /// MurmurHash3's 64-bit finaliser, the reference's `murmur64`.
 #[inline(always)]
-pub fn murmur3_fmix64(mut h: u64) -> u64 {
+fn murmur3_fmix64(mut h: u64) -> u64 {
     h ^= h >> 33;
     h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
     h ^= h >> 33;
@@ -176,16 +180,18 @@ pub fn measure(keys: usize, rounds: usize, chunk: usize, seed: u64) -> KernelRun
     let absent = u64_keys(seed, keys as u64, chunk * rounds.min(16));
     let out_of_line: fn(&ReferenceKernel, u64) -> bool = black_box(reference_out_of_line);
 
+    let sweep = memory_floor::advised_vec(EVICTION_BYTES / 8, |i| i as u64);
     let mut per_round = vec![Vec::with_capacity(rounds); VARIANTS.len()];
     for round in 0..rounds {
         let lookups = &absent[(round % rounds.min(16)) * chunk..][..chunk];
-        let times = [
-            time_lookups(lookups, |key| filter.contains(&key)),
-            time_lookups(lookups, |key| filter.contains_hash(murmur3_fmix64(key))),
-            time_lookups(lookups, |key| out_of_line(&reference, key)),
-            time_lookups(lookups, |key| reference.contains(key)),
-        ];
-        for (variant, ns) in times.into_iter().enumerate() {
+        // Each round starts with the next variant: none always runs first, or after the same one.
+        for variant in (0..VARIANTS.len()).map(|k| (round + k) % VARIANTS.len()) {
+            let ns = match variant {
+                0 => time_lookups(&sweep, lookups, |key| filter.contains(&key)),
+                1 => time_lookups(&sweep, lookups, |key| filter.contains_hash(murmur3_fmix64(key))),
+                2 => time_lookups(&sweep, lookups, |key| out_of_line(&reference, key)),
+                _ => time_lookups(&sweep, lookups, |key| reference.contains(key)),
+            };
             per_round[variant].push(ns);
         }
     }
@@ -221,8 +227,8 @@ pub fn render(
     );
     let _ = writeln!(
         out,
-        "{rounds} rounds per size; each round times every variant, in the order of the table, on \
-         the same absent keys. Times are ns per lookup by wall clock: the median over the rounds. \
+        "{rounds} rounds per size; each round times every variant on the same absent keys, starting \
+         with the next variant each round, after a sweep of 64 MiB that evicts the last table read. Times are ns per lookup by wall clock: the median over the rounds. \
          Ratios are to the reference kernel called out of line, taken in each round: their median \
          and quartiles. The variants are described in `crates/bugu-bench/src/lookup_kernels.rs`.\n"
     );
@@ -260,10 +266,15 @@ pub fn render(
     out
 }
 
+/// Bytes swept before each timed loop: twice the 32 MiB L3 of the machines this runs on.
+const EVICTION_BYTES: usize = 64 << 20;
+
 /// ns per lookup of a loop that counts the keys `contains` answers yes for, as the C++
-/// benchmark's loop does (`found_count += Contain(v)`).
+/// benchmark's loop does (`found_count += Contain(v)`), timed after a read of one word per line
+/// of `sweep` has pushed the tables out of the caches.
 #[inline(always)]
-fn time_lookups(keys: &[u64], contains: impl Fn(u64) -> bool) -> f64 {
+fn time_lookups(sweep: &[u64], keys: &[u64], contains: impl Fn(u64) -> bool) -> f64 {
+    black_box(sweep.iter().step_by(8).fold(0u64, |sum, &word| sum.wrapping_add(word)));
     let (elapsed, found) = Clock::Wall.time(|| keys.iter().map(|&key| contains(key) as usize).sum::<usize>());
     black_box(found);
     ns_per_op(elapsed, keys.len())

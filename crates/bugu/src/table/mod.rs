@@ -728,8 +728,9 @@ impl<S: Storage> Table<S> {
     /// For the default geometry the lookup is inlined instead, behind one predictable branch: no
     /// call, return or argument moves. Measured in one process (`lookup_kernels`,
     /// `docs/bench/README.md`): `contains_hash` took 0.87-0.88 of the C++ reference kernel's
-    /// time at 10^7 and 10^8 keys instead of 0.95; `contains(&u64)` did not move, nor did the
-    /// `threads` harness's lookups (the other geometries keep the call below).
+    /// time at 10^7 and 10^8 keys instead of 0.95 (against the harness's first reference, with
+    /// checked loads); `contains(&u64)` did not move, nor did the `threads` harness's lookups
+    /// (the other geometries keep the call below).
     #[inline(always)]
     pub(crate) fn contains_hash(&self, hash: u64) -> bool {
         if self.kind == DEFAULT_KIND {

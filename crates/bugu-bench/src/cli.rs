@@ -21,6 +21,12 @@ pub fn parse_keys(text: &str, min: usize) -> Result<usize, String> {
     }
 }
 
+/// A number of keys for a table of at least a hundred: the `--sizes` of `vs_fastfilter` and
+/// `lookup_kernels`.
+pub fn parse_table_keys(text: &str) -> Result<usize, String> {
+    parse_keys(text, 100)
+}
+
 /// A binary's exit: success, or the error on one line of standard error and failure.
 pub fn exit_code(result: Result<(), String>) -> std::process::ExitCode {
     match result {

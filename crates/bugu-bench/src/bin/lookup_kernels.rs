@@ -20,7 +20,7 @@ use clap::Parser;
 #[command(version)]
 struct Cli {
     /// Numbers of keys, comma-separated: 1e7,1e8 or 10_000_000.
-    #[arg(long, value_delimiter = ',', value_parser = parse_size, default_value = "1e7,1e8")]
+    #[arg(long, value_delimiter = ',', value_parser = bugu_bench::cli::parse_table_keys, default_value = "1e7,1e8")]
     sizes: Vec<usize>,
     /// Rounds per size.
     #[arg(long, default_value_t = 101, value_parser = clap::value_parser!(u32).range(1..))]
@@ -31,10 +31,6 @@ struct Cli {
     /// Where lookup-kernels.md goes.
     #[arg(long, default_value = "target/bench-results")]
     out_dir: PathBuf,
-}
-
-fn parse_size(text: &str) -> Result<usize, String> {
-    bugu_bench::cli::parse_keys(text, 100)
 }
 
 fn main() -> ExitCode {

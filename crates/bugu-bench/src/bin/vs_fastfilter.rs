@@ -46,7 +46,7 @@ struct Cli {
     #[arg(long, env = "FASTFILTER_CPP", value_name = "DIR")]
     fastfilter: PathBuf,
     /// Numbers of keys, comma-separated: 1e7,1e8 or 10_000_000.
-    #[arg(long, value_delimiter = ',', value_parser = parse_size, default_value = "1e7,1e8")]
+    #[arg(long, value_delimiter = ',', value_parser = bugu_bench::cli::parse_table_keys, default_value = "1e7,1e8")]
     sizes: Vec<usize>,
     /// Alternated rounds per size (C++, bugu, floor); the report shows medians over them.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
@@ -54,10 +54,6 @@ struct Cli {
     /// Where vs-fastfilter.md goes.
     #[arg(long, default_value = "target/bench-results")]
     out_dir: PathBuf,
-}
-
-fn parse_size(text: &str) -> Result<usize, String> {
-    bugu_bench::cli::parse_keys(text, 100)
 }
 
 fn main() -> ExitCode {

@@ -3,7 +3,9 @@
 //! A bucket of `b` lanes of `f` bits is loaded into one machine word; [`Lanes::zero_lanes`] sets
 //! the top bit of every lane that is zero, exactly (no borrow crosses a lane, unlike the classic
 //! `haszero` trick whose higher lanes may report false zeros). Finding a fingerprint is finding a
-//! zero after XOR with the fingerprint repeated in every lane.
+//! zero after XOR with the fingerprint repeated in every lane. A lookup, which only asks whether
+//! any lane matches, uses that classic trick ([`Lanes::any_zero_lane`]): its answer to that
+//! question is exact.
 
 use std::ops::{Add, BitAnd, BitOr, BitXor, Not, Shl, Shr};
 

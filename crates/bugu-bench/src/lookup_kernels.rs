@@ -2,13 +2,15 @@
 //! lookup kernel, transcribed into Rust and run in the same process on a table of the same size.
 //!
 //! Run against the C++ binary (`vs_fastfilter`), a ratio mixes two processes, two allocators and
-//! minutes of other tenants' load between them. Here every variant reads its own table of the same
-//! size, in the same process, in rounds of a few hundred thousand lookups each, alternated (each
-//! round starting with the next variant); the report gives each variant's median time and the median of its per-round ratios to the
-//! reference kernel. The variants:
+//! minutes of other tenants' load between them. Here bugu's table and the reference's, of the
+//! same size, are read in the same process, in rounds of a few hundred thousand lookups per
+//! variant, alternated (each round starting with the next variant); the report gives each
+//! variant's median time and the median of its per-round ratios to the reference kernel. The
+//! variants:
 //!
 //! - `bugu contains(&key)`: the `compare` harness's one-by-one row (the item hashed with XXH3-64
-//!   through `Hash`, the lookup compiled for the table's geometry, called through its pointer);
+//!   through `Hash`, then the lookup compiled for the table's geometry, which for the default
+//!   geometry is inlined);
 //! - `bugu contains_hash(mix)`: the same lookup given MurmurHash3's finaliser of the key (the
 //!   reference's hash) instead: what a cheaper hash would save;
 //! - the reference kernel out of line: FastFilter's `CuckooFilterStable<uint64_t, 12>::Contain`

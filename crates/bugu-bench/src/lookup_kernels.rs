@@ -87,9 +87,14 @@ impl ReferenceKernel {
         let b1 = reduce(hash, self.buckets);
         let mut tag = (hash >> 32) as u32 & 0xfff;
         tag += u32::from(tag == 0);
-        let r = (reduce(u64::from(tag).wrapping_mul(0xc4ce_b9fe_1a85_ec53), self.buckets >> 1) << 1) + 1;
-        let b2 = self.buckets as i32 - b1 as i32 - r as i32;
+        let b2 = self.buckets as i32 - b1 as i32 - self.offset(tag) as i32;
         (tag, b1, if b2 < 0 { b2 + self.buckets as i32 } else { b2 } as u32)
+    }
+
+    /// The odd offset, in `1..buckets`, from which a tag's alternate bucket is found.
+    #[inline(always)]
+    fn offset(&self, tag: u32) -> u32 {
+        (reduce(u64::from(tag).wrapping_mul(0xc4ce_b9fe_1a85_ec53), self.buckets >> 1) << 1) + 1
     }
 
     /// The 8 bytes from the start of a bucket, as the reference loads them: unchecked, as the
@@ -188,13 +193,14 @@ pub fn measure(keys: usize, rounds: usize, chunk: usize, seed: u64) -> KernelRun
     }
     let reference = ReferenceKernel::new(keys, seed);
     // Keys from another range of the same generator: absent, as in a `find 0%` mix.
-    let absent = u64_keys(seed, keys as u64, chunk * rounds.min(16));
+    let key_sets = rounds.min(16);
+    let absent = u64_keys(seed, keys as u64, chunk * key_sets);
     let out_of_line: fn(&ReferenceKernel, u64) -> bool = black_box(reference_out_of_line);
 
     let sweep = memory_floor::advised_vec(EVICTION_BYTES / 8, |i| i as u64);
     let mut per_round = vec![Vec::with_capacity(rounds); VARIANTS.len()];
     for round in 0..rounds {
-        let lookups = &absent[(round % rounds.min(16)) * chunk..][..chunk];
+        let lookups = &absent[(round % key_sets) * chunk..][..chunk];
         // Each round starts with the next variant: none always runs first, or after the same one.
         for variant in (0..VARIANTS.len()).map(|k| (round + k) % VARIANTS.len()) {
             let ns = match variant {
@@ -225,8 +231,9 @@ pub fn render(
     rounds: usize,
     runs: &[KernelRun],
 ) -> String {
+    use crate::machine::load_text;
+    use crate::report::mib;
     use std::fmt::Write as _;
-    let load_text = |l: &Option<String>| l.clone().unwrap_or_else(|| "unknown".into());
     let mut out = String::from(
         "# One-by-one lookups taken apart: bugu against the reference kernel, in one process\n\n",
     );
@@ -239,18 +246,19 @@ pub fn render(
     let _ = writeln!(
         out,
         "{rounds} rounds per size; each round times every variant on the same absent keys, starting \
-         with the next variant each round, after a sweep of 64 MiB that evicts the last table read. Times are ns per lookup by wall clock: the median over the rounds. \
+         with the next variant each round, after a sweep of {} that evicts the last table read. Times are ns per lookup by wall clock: the median over the rounds. \
          Ratios are to the reference kernel called out of line, taken in each round: their median \
-         and quartiles. The variants are described in `crates/bugu-bench/src/lookup_kernels.rs`.\n"
+         and quartiles. The variants are described in `crates/bugu-bench/src/lookup_kernels.rs`.\n",
+        mib(EVICTION_BYTES)
     );
     for run in runs {
         let _ = writeln!(
             out,
-            "## {} keys\n\n{} lookups per variant per round. Tables: bugu {:.1} MiB, reference {:.1} MiB.\n",
+            "## {} keys\n\n{} lookups per variant per round. Tables: bugu {}, reference {}.\n",
             run.keys,
             run.chunk,
-            run.bugu_bytes as f64 / (1 << 20) as f64,
-            run.reference_bytes as f64 / (1 << 20) as f64
+            mib(run.bugu_bytes),
+            mib(run.reference_bytes)
         );
         out.push_str(
             "| variant | ns per lookup | / reference out of line | quartiles |\n|---|---:|---:|---|\n",
@@ -305,8 +313,7 @@ mod tests {
             assert!((1..4096).contains(&tag) && b1 < kernel.buckets && b2 < kernel.buckets);
             assert_ne!(b1, b2);
             // The alternate of the alternate is the first bucket: `b2 = n - b1 - r (mod n)`.
-            let r =
-                (reduce(u64::from(tag).wrapping_mul(0xc4ce_b9fe_1a85_ec53), kernel.buckets >> 1) << 1) + 1;
+            let r = kernel.offset(tag);
             let back = (2 * kernel.buckets as i64 - b2 as i64 - r as i64) % kernel.buckets as i64;
             assert_eq!(back as u32, b1);
         }

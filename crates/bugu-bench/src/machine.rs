@@ -15,6 +15,11 @@ pub fn describe() -> String {
     format!("{model}, {cpus} logical CPUs")
 }
 
+/// A load average for a report, or `n/a` where the system reports none.
+pub fn load_text(load: &Option<String>) -> &str {
+    load.as_deref().unwrap_or("n/a")
+}
+
 /// The 1-, 5- and 15-minute load averages (from `/proc/loadavg`), if the system reports them: a
 /// load near or above the CPU count means other processes competed for the CPUs during the run.
 pub fn load_average() -> Option<String> {

@@ -522,17 +522,13 @@ trait Shared: Sync {
     }
 }
 
-fn mib(bytes: usize) -> String {
-    format!("{:.1} MiB", bytes as f64 / (1 << 20) as f64)
-}
-
 fn describe_bugu(filter: &CuckooFilter) -> String {
     format!(
         "{}-bit fp, {} slots, {} buckets, {}",
         filter.fingerprint_bits(),
         filter.bucket_size(),
         grouped(filter.bucket_count()),
-        mib(filter.memory_bytes())
+        crate::report::mib(filter.memory_bytes())
     )
 }
 
@@ -551,7 +547,7 @@ impl Shared for ConcurrentFilter {
             self.fingerprint_bits(),
             self.bucket_size(),
             grouped(self.bucket_count()),
-            mib(self.memory_bytes())
+            crate::report::mib(self.memory_bytes())
         )
     }
     fn as_concurrent(&self) -> Option<&ConcurrentFilter> {
@@ -602,7 +598,7 @@ impl Shared for atomic_cuckoo_filter::CuckooFilter {
         format!(
             "with_capacity(n): 16-bit fp, 4 slots, {} buckets (a power of two), {} (computed: slots x 16 bits)",
             grouped(slots / 4),
-            mib((slots * 16).div_ceil(64) * 8)
+            crate::report::mib((slots * 16).div_ceil(64) * 8)
         )
     }
 }
@@ -1248,10 +1244,6 @@ pub struct Report {
     pub seconds: f64,
 }
 
-fn load_text(load: &Option<String>) -> &str {
-    load.as_deref().unwrap_or("n/a")
-}
-
 impl Report {
     /// The markdown report.
     pub fn render(&self) -> String {
@@ -1262,8 +1254,8 @@ impl Report {
             "Machine: {}. Load average (1, 5, 15 min) at the start: {}; at the end: {} (a 1-minute load near or \
              above the CPU count means other processes competed for the CPUs). Run time: {:.1} min.\n",
             self.machine,
-            load_text(&self.load.0),
-            load_text(&self.load.1),
+            crate::machine::load_text(&self.load.0),
+            crate::machine::load_text(&self.load.1),
             self.seconds / 60.0
         );
         let _ =
@@ -1351,8 +1343,8 @@ impl SizeRun {
                 out,
                 "- round {}: {} / {}; order {}",
                 i + 1,
-                load_text(&round.load.0),
-                load_text(&round.load.1),
+                crate::machine::load_text(&round.load.0),
+                crate::machine::load_text(&round.load.1),
                 order.join(", ")
             );
         }

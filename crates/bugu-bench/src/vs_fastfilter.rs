@@ -223,14 +223,6 @@ impl SizeRun {
     }
 }
 
-fn load_text(load: &Option<String>) -> &str {
-    load.as_deref().unwrap_or("n/a")
-}
-
-fn mib(bytes: usize) -> String {
-    format!("{:.1} MiB", bytes as f64 / (1 << 20) as f64)
-}
-
 fn figures_row(out: &mut String, first: &str, label: &str, f: &Figures) {
     let _ = writeln!(
         out,
@@ -251,8 +243,8 @@ impl Comparison {
             "Machine: {}. Load average (1, 5, 15 min) at the start: {}; at the end: {} (a 1-minute load near \
              or above the CPU count means other processes competed).\n",
             self.machine,
-            load_text(&self.load.0),
-            load_text(&self.load.1)
+            crate::machine::load_text(&self.load.0),
+            crate::machine::load_text(&self.load.1)
         );
         let commit = self.commit.as_deref().map_or_else(String::new, |c| format!(" at commit {c}"));
         let _ = writeln!(
@@ -296,7 +288,7 @@ impl SizeRun {
             out,
             "{} lookups per mix. Memory floor: {} buffer, {} reads per timed loop, median of the loops.\n",
             grouped(self.lookups),
-            mib(floor.buffer_bytes),
+            crate::report::mib(floor.buffer_bytes),
             grouped(floor.reads)
         );
 
@@ -352,8 +344,8 @@ impl SizeRun {
                 out,
                 "| {} | {} | {} | {:.1} | {:.1} |",
                 i + 1,
-                load_text(&round.load.0),
-                load_text(&round.load.1),
+                crate::machine::load_text(&round.load.0),
+                crate::machine::load_text(&round.load.1),
                 round.floor.ns_per_line,
                 round.floor.ns_per_lookup()
             );

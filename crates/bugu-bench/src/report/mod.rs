@@ -4,6 +4,11 @@ use crate::contender::percent;
 use crate::run::Measurement;
 use crate::timing::Clock;
 
+/// A size in MiB with one decimal, for report headers.
+pub fn mib(bytes: usize) -> String {
+    format!("{:.1} MiB", bytes as f64 / (1 << 20) as f64)
+}
+
 pub mod charts;
 pub mod csv;
 pub mod markdown;

@@ -8,11 +8,13 @@
 //! variant's median time and the median of its per-round ratios to the reference kernel. The
 //! variants:
 //!
-//! - `bugu contains(&key)`: the `compare` harness's one-by-one row (the item hashed with XXH3-64
-//!   through `Hash`, then the lookup compiled for the table's geometry, which for the default
-//!   geometry is inlined);
-//! - `bugu contains_hash(mix)`: the same lookup given MurmurHash3's finaliser of the key (the
-//!   reference's hash) instead: what a cheaper hash would save;
+//! - `bugu contains(&key)`: the `compare` harness's one-by-one row: the key hashed through `Hash`
+//!   with the default hash function (id 2: a 64-bit key goes through SplitMix64's mixer), then the
+//!   lookup compiled for the table's geometry, which for the default geometry is inlined;
+//! - `bugu contains(&key), hash id 1`: the same with a filter built with `HashFunction::Xxh3`
+//!   (XXH3-64 for every key, the only function before id 2), to show what the hash costs;
+//! - `bugu contains_hash(mix)`: the default filter's lookup given MurmurHash3's finaliser of the
+//!   key (the reference's hash), to show what is left beside the hash;
 //! - the reference kernel out of line: FastFilter's `CuckooFilterStable<uint64_t, 12>::Contain`
 //!   (MurmurHash3's finaliser of key + seed; bucket `reduce(low 32 bits, n)`; tag the high bits'
 //!   low 12, 0 read as 1; alternate `n - i - r`, `r` odd from the tag; one unaligned 8-byte load
@@ -31,6 +33,7 @@
 
 use std::hint::black_box;
 
+use bugu::hash::HashFunction;
 use bugu::{CuckooFilter, Filter, FilterMut};
 
 use crate::memory_floor::{self, Floor};
@@ -143,19 +146,21 @@ fn reference_out_of_line(kernel: &ReferenceKernel, key: u64) -> bool {
 }
 
 /// What is timed, in the order each round runs them.
-pub const VARIANTS: [&str; 4] = [
+pub const VARIANTS: [&str; 5] = [
     "bugu contains(&key)",
+    "bugu contains(&key), hash id 1",
     "bugu contains_hash(mix)",
     "reference kernel, out of line",
     "reference kernel, inlined",
 ];
 /// The variant the others are divided by.
-pub const BASELINE: usize = 2;
+pub const BASELINE: usize = 3;
 
 /// One size's measurements.
 #[derive(Debug, Clone)]
 pub struct KernelRun {
     pub keys: usize,
+    /// Bytes of each bugu filter's table (both filters have the same).
     pub bugu_bytes: usize,
     pub reference_bytes: usize,
     /// ns per lookup: `per_round[v][r]` for variant `v` in round `r`.
@@ -180,17 +185,25 @@ impl KernelRun {
     }
 }
 
-/// Builds bugu's filter with `keys` keys and the reference table for as many, then times every
-/// variant on `chunk` absent keys per round, `rounds` rounds, alternated.
+/// Builds bugu's filters (default hash, hash id 1) with `keys` keys and the reference table for as
+/// many, then times every variant on `chunk` absent keys per round, `rounds` rounds, alternated.
 ///
 /// # Panics
 /// If `keys` or `rounds` is 0, or bugu refuses a key below its capacity (a bug).
 pub fn measure(keys: usize, rounds: usize, chunk: usize, seed: u64) -> KernelRun {
     assert!(keys > 0 && rounds > 0 && chunk > 0, "something to measure");
-    let mut filter = CuckooFilter::new(keys).expect("a filter for the keys");
-    for key in u64_keys(seed, 0, keys) {
-        filter.insert(&key).expect("a key below the capacity");
-    }
+    let filled = |function: HashFunction| {
+        let mut filter = CuckooFilter::builder()
+            .capacity(keys)
+            .hash_function(function)
+            .build()
+            .expect("a filter for the keys");
+        for key in u64_keys(seed, 0, keys) {
+            filter.insert(&key).expect("a key below the capacity");
+        }
+        filter
+    };
+    let (filter, filter_xxh3) = (filled(HashFunction::default()), filled(HashFunction::Xxh3));
     let reference = ReferenceKernel::new(keys, seed);
     // Keys from another range of the same generator: absent, as in a `find 0%` mix.
     let key_sets = rounds.min(16);
@@ -205,8 +218,9 @@ pub fn measure(keys: usize, rounds: usize, chunk: usize, seed: u64) -> KernelRun
         for variant in (0..VARIANTS.len()).map(|k| (round + k) % VARIANTS.len()) {
             let ns = match variant {
                 0 => time_lookups(&sweep, lookups, |key| filter.contains(&key)),
-                1 => time_lookups(&sweep, lookups, |key| filter.contains_hash(murmur3_fmix64(key))),
-                2 => time_lookups(&sweep, lookups, |key| out_of_line(&reference, key)),
+                1 => time_lookups(&sweep, lookups, |key| filter_xxh3.contains(&key)),
+                2 => time_lookups(&sweep, lookups, |key| filter.contains_hash(murmur3_fmix64(key))),
+                3 => time_lookups(&sweep, lookups, |key| out_of_line(&reference, key)),
                 _ => time_lookups(&sweep, lookups, |key| reference.contains(key)),
             };
             per_round[variant].push(ns);

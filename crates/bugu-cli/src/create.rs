@@ -2,8 +2,9 @@
 
 use std::path::Path;
 
+use bugu::hash::HashFunction;
 use bugu::{CuckooFilter, GrowableFilter};
-use clap::Args;
+use clap::{Args, ValueEnum};
 
 use crate::error::{Failure, Status};
 use crate::files::Owned;
@@ -29,9 +30,31 @@ pub(crate) struct FilterOptions {
     /// Hash seed (filters only answer for items hashed with their own seed).
     #[arg(long, default_value_t = 0)]
     pub(crate) seed: u64,
+    /// Hash function: xxh3-mix8 (XXH3-64, 8-byte items through a cheaper mixer) or xxh3 (XXH3-64
+    /// for every item, as filters made before xxh3-mix8 existed).
+    #[arg(long = "hash", value_enum, default_value_t = HashChoice::Xxh3Mix8)]
+    pub(crate) hash: HashChoice,
     /// Replace the file if it exists.
     #[arg(long)]
     pub(crate) force: bool,
+}
+
+/// The hash functions a new filter can use, by the names `bugu info` shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum HashChoice {
+    /// XXH3-64 for every item (hash id 1).
+    Xxh3,
+    /// XXH3-64, with 8-byte items through SplitMix64's mixer (hash id 2, the default).
+    Xxh3Mix8,
+}
+
+impl From<HashChoice> for HashFunction {
+    fn from(choice: HashChoice) -> Self {
+        match choice {
+            HashChoice::Xxh3 => HashFunction::Xxh3,
+            HashChoice::Xxh3Mix8 => HashFunction::Xxh3Mix8,
+        }
+    }
 }
 
 /// The default target rate.
@@ -50,14 +73,18 @@ impl FilterOptions {
                 .initial_capacity(capacity)
                 .false_positive_rate(self.fpr.unwrap_or(DEFAULT_FPR))
                 .bucket_size(self.bucket_size)
-                .seed(self.seed);
+                .seed(self.seed)
+                .hash_function(self.hash.into());
             if let Some(max) = self.max_capacity {
                 builder = builder.max_capacity(max);
             }
             builder.build().map(Owned::Growable).map_err(|error| Failure::message(error.to_string()))
         } else {
-            let builder =
-                CuckooFilter::builder().capacity(capacity).bucket_size(self.bucket_size).seed(self.seed);
+            let builder = CuckooFilter::builder()
+                .capacity(capacity)
+                .bucket_size(self.bucket_size)
+                .seed(self.seed)
+                .hash_function(self.hash.into());
             let builder = match self.bits {
                 Some(bits) => builder.fingerprint_bits(bits),
                 None => builder.false_positive_rate(self.fpr.unwrap_or(DEFAULT_FPR)),

@@ -50,6 +50,7 @@ fn describe(filter: &Owned, path: &Path, file_bytes: u64) -> Value {
             report["bits_per_item"] = json!(filter.bits_per_item());
             report["eviction_limit"] = json!(filter.eviction_limit());
             report["seed"] = json!(filter.seed());
+            report["hash_function"] = json!(filter.hash_function().name());
             report
         }
         Owned::Growable(filter) => json!({
@@ -66,6 +67,7 @@ fn describe(filter: &Owned, path: &Path, file_bytes: u64) -> Value {
             "bucket_size": filter.bucket_size(),
             "eviction_limit": filter.eviction_limit(),
             "seed": filter.seed(),
+            "hash_function": filter.hash_function().name(),
             "levels": filter.levels().iter().map(level).collect::<Vec<_>>(),
         }),
     };
@@ -96,8 +98,11 @@ fn text(report: &Value, filter: &Owned) -> String {
         percent("false_positive_rate")
     );
     out += &format!(
-        "bucket size:         {}, eviction limit {}, seed {}\n",
-        report["bucket_size"], report["eviction_limit"], report["seed"]
+        "bucket size:         {}, eviction limit {}, seed {}, hash {}\n",
+        report["bucket_size"],
+        report["eviction_limit"],
+        report["seed"],
+        report["hash_function"].as_str().unwrap_or("")
     );
     match filter {
         Owned::Fixed(filter) => out += &filter.stats().to_string(),

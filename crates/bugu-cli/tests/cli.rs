@@ -177,6 +177,38 @@ fn info_and_dump() {
         .stderr(predicate::str::contains("outside the filter's"));
 }
 
+#[test]
+fn each_hash_function_is_kept_in_the_file_and_answers_for_its_items() {
+    let ws = Workspace::new();
+    // Eight-byte lines take the mixer under xxh3-mix8; the others XXH3 under both.
+    let list = ws.list("list.txt", "key_", 1_000..3_000);
+    for (flag, name) in [(None, "xxh3-mix8"), (Some("xxh3"), "xxh3"), (Some("xxh3-mix8"), "xxh3-mix8")] {
+        let f = ws.path(&format!("{name}.bugu"));
+        let f = f.to_str().unwrap();
+        let mut create = bugu();
+        create.args(["create", f, "--capacity", "2000", "--force"]);
+        if let Some(flag) = flag {
+            create.args(["--hash", flag]);
+        }
+        create.assert().success();
+        bugu().args(["add", f, "--input", list.to_str().unwrap(), "-q"]).assert().success();
+        bugu()
+            .args(["check", f, "--input", list.to_str().unwrap(), "--count"])
+            .assert()
+            .code(0)
+            .stdout("2000\n");
+        let info = bugu().args(["info", f, "--json"]).output().unwrap();
+        let info: serde_json::Value = serde_json::from_slice(&info.stdout).expect("--json parses");
+        assert_eq!(info["hash_function"].as_str(), Some(name));
+        bugu()
+            .args(["info", f])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains(format!("hash {name}\n")));
+    }
+    fails_with(&["create", "x.bugu", "--capacity", "10", "--hash", "md5"], "invalid value 'md5'");
+}
+
 /// One line on standard error, `bugu: FILE: ...`, exit 2.
 fn fails_with(args: &[&str], message: &str) {
     let output = bugu().args(args).output().unwrap();

@@ -7,6 +7,7 @@
 //! [`FIT_FAILURE_BOUND`](crate::FIT_FAILURE_BOUND) is refused, naming a width or bucket size that can.
 
 use crate::error::ConfigError;
+use crate::hash::HashFunction;
 use crate::sizing::{self, false_positive_bound};
 use crate::table::Geometry;
 
@@ -135,6 +136,7 @@ pub struct Builder {
     bucket_size: usize,
     eviction_limit: usize,
     seed: u64,
+    hash_function: HashFunction,
     semi_sorted: bool,
 }
 
@@ -146,6 +148,7 @@ impl Default for Builder {
             bucket_size: DEFAULT_BUCKET_SIZE,
             eviction_limit: DEFAULT_EVICTION_LIMIT,
             seed: DEFAULT_SEED,
+            hash_function: HashFunction::default(),
             semi_sorted: false,
         }
     }
@@ -153,7 +156,7 @@ impl Default for Builder {
 
 impl Builder {
     /// A builder with the defaults: 12-bit fingerprints, 4 slots per bucket, eviction limit 500,
-    /// seed 0. The capacity has no default.
+    /// seed 0, [`HashFunction::Xxh3Mix8`]. The capacity has no default.
     ///
     /// ```
     /// let filter = bugu::Builder::new().capacity(10).build()?;
@@ -241,6 +244,22 @@ impl Builder {
         self
     }
 
+    /// The hash function (default [`HashFunction::Xxh3Mix8`]). Set [`HashFunction::Xxh3`] to
+    /// answer for hashes computed for filters built before the default changed (by
+    /// [`hash_item`](crate::hash::hash_item), say); a filter loaded from bytes keeps its own.
+    ///
+    /// ```
+    /// use bugu::{Filter, hash::HashFunction};
+    /// let filter = bugu::CuckooFilter::builder().capacity(100).hash_function(HashFunction::Xxh3).build()?;
+    /// assert_eq!(filter.hash_function(), HashFunction::Xxh3);
+    /// assert_eq!(filter.hash_of(&7u64), bugu::hash::hash_item(&7u64, 0));
+    /// # Ok::<(), bugu::ConfigError>(())
+    /// ```
+    pub fn hash_function(mut self, function: HashFunction) -> Self {
+        self.hash_function = function;
+        self
+    }
+
     /// Semi-sorted buckets (Fan et al.): the fingerprints of a bucket are stored sorted, which
     /// saves one bit per slot at some cost in speed. Only for buckets of 4 slots.
     ///
@@ -304,6 +323,7 @@ impl Builder {
             fingerprint_bits,
             eviction_limit: self.eviction_limit,
             seed: self.seed,
+            hash_function: self.hash_function,
             semi_sorted: self.semi_sorted,
         };
         table_len(buckets as u64, self.bucket_size, fingerprint_bits, self.semi_sorted)?;
@@ -319,9 +339,10 @@ impl Builder {
         }
     }
 
-    /// The hash seed set (items are hashed with it before the filter they go into is built).
-    pub(crate) fn hash_seed(&self) -> u64 {
-        self.seed
+    /// The hash function and seed set (items are hashed with them before the filter they go
+    /// into is built).
+    pub(crate) fn hashing(&self) -> (HashFunction, u64) {
+        (self.hash_function, self.seed)
     }
 }
 
@@ -419,6 +440,7 @@ pub(crate) struct Config {
     pub(crate) fingerprint_bits: u32,
     pub(crate) eviction_limit: usize,
     pub(crate) seed: u64,
+    pub(crate) hash_function: HashFunction,
     /// Buckets stored semi-sorted (bucket size 4 only).
     pub(crate) semi_sorted: bool,
 }

@@ -10,6 +10,7 @@ use crate::batch::in_blocks;
 use crate::config::{Builder, Config, filter_parameters};
 use crate::cuckoo::PathSearch;
 use crate::error::{ConfigError, Error, InsertError};
+use crate::hash::HashFunction;
 use crate::membership::{Filter, FilterMut};
 use crate::stats::{Bucket, Stats};
 use crate::table::{AllocFailed, Table};
@@ -120,8 +121,8 @@ impl Builder {
         &self,
         items: I,
     ) -> Result<CuckooFilter, Error> {
-        let seed = self.hash_seed();
-        let hashes: Vec<u64> = items.into_iter().map(|item| crate::hash::hash_item(&item, seed)).collect();
+        let (function, seed) = self.hashing();
+        let hashes: Vec<u64> = items.into_iter().map(|item| function.hash_item(&item, seed)).collect();
         let mut filter = CuckooFilter::with_config(self.config_for_items(hashes.len())?)?;
         for (inserted, &hash) in hashes.iter().enumerate() {
             filter.insert_hash(hash).map_err(|source| Error::Insert { inserted, source })?;
@@ -313,6 +314,11 @@ impl<S: AsRef<[u8]>> Filter for CuckooFilterIn<S> {
         self.config.seed
     }
 
+    #[inline]
+    fn hash_function(&self) -> HashFunction {
+        self.config.hash_function
+    }
+
     #[inline(always)]
     fn contains_hash(&self, hash: u64) -> bool {
         self.table.contains_hash(hash)
@@ -395,8 +401,8 @@ impl FilterMut for CuckooFilter {
     }
 
     fn insert_batch<T: Hash>(&mut self, items: &[T]) -> Vec<Result<(), InsertError>> {
-        let seed = self.seed();
-        self.insert_pipelined(items, |item| crate::hash::hash_item(item, seed))
+        let (function, seed) = (self.hash_function(), self.seed());
+        self.insert_pipelined(items, |item| function.hash_item(item, seed))
     }
 
     #[inline]
@@ -647,12 +653,20 @@ pub(crate) mod tests {
 
     #[test]
     fn the_three_ways_of_naming_an_item_are_consistent() {
-        let mut filter = CuckooFilter::new(100).unwrap();
-        filter.insert(&12345u64).unwrap();
-        assert!(filter.contains_hash(crate::hash::hash_item(&12345u64, 0)));
-        assert!(filter.contains_bytes(&12345u64.to_le_bytes()));
-        filter.insert_bytes(b"raw").unwrap();
-        assert!(filter.contains_hash(crate::hash::hash_bytes(b"raw", 0)));
+        for function in [HashFunction::Xxh3, HashFunction::Xxh3Mix8] {
+            let mut filter = CuckooFilter::builder().capacity(100).hash_function(function).build().unwrap();
+            filter.insert(&12345u64).unwrap();
+            assert!(filter.contains_hash(function.hash_item(&12345u64, 0)));
+            assert!(filter.contains_bytes(&12345u64.to_le_bytes()));
+            filter.insert_bytes(b"raw").unwrap();
+            assert!(filter.contains_hash(function.hash_bytes(b"raw", 0)));
+            assert_eq!(filter.hash_of(&7u64), function.hash_item(&7u64, 0));
+        }
+        // The free functions are id 1's: what hashes computed before id 2 existed match.
+        let mut old =
+            CuckooFilter::builder().capacity(100).hash_function(HashFunction::Xxh3).build().unwrap();
+        old.insert_hash(crate::hash::hash_item(&12345u64, 0)).unwrap();
+        assert!(old.contains(&12345u64));
     }
 
     #[test]

@@ -7,7 +7,7 @@
 use std::hash::Hash;
 
 use crate::error::InsertError;
-use crate::hash::{hash_bytes, hash_item};
+use crate::hash::HashFunction;
 
 /// The updates named by item or by bytes, written once for [`FilterMut`] (`&mut self`) and the
 /// [`ConcurrentFilter`](crate::ConcurrentFilter) (`&self`): each hashes its item with the filter's
@@ -95,13 +95,25 @@ pub trait Filter {
     /// The seed items are hashed with.
     fn seed(&self) -> u64;
 
+    /// The function items are hashed with: the one the filter was built with, kept through
+    /// persistence and growth.
+    ///
+    /// ```
+    /// use bugu::{CuckooFilter, Filter, hash::HashFunction};
+    /// let filter = CuckooFilter::new(10)?;
+    /// assert_eq!(filter.hash_function(), HashFunction::default());
+    /// # Ok::<(), bugu::ConfigError>(())
+    /// ```
+    fn hash_function(&self) -> HashFunction;
+
     /// Whether an item with this (pre-computed) hash may be present.
     fn contains_hash(&self, hash: u64) -> bool;
 
     /// How many stored fingerprints match this hash: an upper bound on the item's copies.
     fn count_hash(&self, hash: u64) -> usize;
 
-    /// The hash this filter uses for an item: [`hash_item`] with the filter's seed.
+    /// The hash this filter uses for an item: its [`hash_function`](Self::hash_function) with its
+    /// seed. What to pass to the `*_hash` methods for an item hashed ahead of time.
     ///
     /// ```
     /// use bugu::{CuckooFilter, Filter, FilterMut};
@@ -113,10 +125,11 @@ pub trait Filter {
     /// ```
     #[inline]
     fn hash_of<T: Hash + ?Sized>(&self, item: &T) -> u64 {
-        hash_item(item, self.seed())
+        self.hash_function().hash_item(item, self.seed())
     }
 
-    /// The hash this filter uses for raw bytes: [`hash_bytes`] with the filter's seed.
+    /// The hash this filter uses for raw bytes: its [`hash_function`](Self::hash_function) with
+    /// its seed.
     ///
     /// ```
     /// use bugu::{CuckooFilter, Filter, FilterMut};
@@ -127,7 +140,7 @@ pub trait Filter {
     /// ```
     #[inline]
     fn hash_of_bytes(&self, bytes: &[u8]) -> u64 {
-        hash_bytes(bytes, self.seed())
+        self.hash_function().hash_bytes(bytes, self.seed())
     }
 
     /// Whether `item` may be present: `false` is certain, `true` is wrong at most at the

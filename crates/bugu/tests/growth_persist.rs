@@ -1,6 +1,7 @@
 //! Persistence of the growable filter (kind 2 of `docs/format.md`): round trips, golden files,
 //! hostile input.
 
+use bugu::hash::HashFunction;
 use bugu::persist::InvalidParameter;
 use bugu::{CuckooFilter, Filter, FilterMut, GrowableFilter, PersistError, Tightening};
 use xxhash_rust::xxh3::xxh3_64;
@@ -117,8 +118,21 @@ struct Golden {
 }
 
 fn golden_default() -> GrowableFilter {
-    let mut filter =
-        GrowableFilter::builder().initial_capacity(20).false_positive_rate(0.01).build().unwrap();
+    golden_default_with(HashFunction::Xxh3)
+}
+
+/// The default settings but hash id 2: most of the items are 8 bytes with `str`'s terminator.
+fn golden_mix8() -> GrowableFilter {
+    golden_default_with(HashFunction::Xxh3Mix8)
+}
+
+fn golden_default_with(function: HashFunction) -> GrowableFilter {
+    let mut filter = GrowableFilter::builder()
+        .initial_capacity(20)
+        .false_positive_rate(0.01)
+        .hash_function(function)
+        .build()
+        .unwrap();
     for item in golden_default_items() {
         filter.insert(&item).unwrap();
     }
@@ -140,6 +154,7 @@ fn golden_custom() -> GrowableFilter {
         .bucket_size(2)
         .eviction_limit(50)
         .seed(u64::MAX)
+        .hash_function(HashFunction::Xxh3)
         .build()
         .unwrap();
     for item in golden_custom_items() {
@@ -173,6 +188,12 @@ const GOLDEN: &[Golden] = &[
         build: golden_custom,
         items: golden_custom_items,
         resized_since: true,
+    },
+    Golden {
+        file: "growable_mix8.bugu",
+        build: golden_mix8,
+        items: golden_default_items,
+        resized_since: false,
     },
 ];
 
@@ -338,4 +359,24 @@ fn truncated_or_corrupted_input_never_panics() {
             }
         }
     }
+}
+
+#[test]
+fn a_filter_read_from_bytes_keeps_its_hash_function_as_it_grows() {
+    // Written before hash id 2 existed: every level, old and new, hashes with id 1.
+    let mut filter = GrowableFilter::load(golden_path("growable_default.bugu")).unwrap();
+    assert_eq!(filter.hash_function(), HashFunction::Xxh3);
+    let levels = filter.level_count();
+    let more: Vec<u64> = (0..2_000).collect();
+    for item in &more {
+        filter.insert(item).unwrap();
+    }
+    assert!(filter.level_count() > levels);
+    assert!(filter.levels().iter().all(|level| level.hash_function() == HashFunction::Xxh3));
+    assert!(more.iter().all(|item| filter.contains(item)));
+    assert!(golden_default_items().iter().all(|item| filter.contains(item)));
+    assert_eq!(filter.hash_of(&7u64), bugu::hash::hash_item(&7u64, filter.seed()));
+    let copy = GrowableFilter::from_bytes(&filter.to_bytes()).unwrap();
+    assert_eq!(copy.hash_function(), HashFunction::Xxh3);
+    assert!(more.iter().all(|item| copy.contains(item)));
 }

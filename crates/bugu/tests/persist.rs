@@ -2,6 +2,7 @@
 
 use std::io::{self, Read};
 
+use bugu::hash::HashFunction;
 use bugu::persist::{FORMAT_VERSION, FilterKind, InvalidParameter, MAGIC};
 use bugu::sizing::capacity_limit;
 use bugu::{
@@ -418,7 +419,7 @@ fn every_header_field_is_checked() {
     };
     assert_eq!(invalid(16, &[33]), InvalidParameter::Config(ConfigError::InvalidFingerprintBits(33)));
     assert_eq!(invalid(17, &[3]), InvalidParameter::Config(ConfigError::InvalidBucketSize(3)));
-    assert_eq!(invalid(18, &[2]), InvalidParameter::HashId(2));
+    assert_eq!(invalid(18, &[3]), InvalidParameter::HashId(3));
     assert_eq!(invalid(20, &[0, 0, 0, 0]), InvalidParameter::Config(ConfigError::InvalidEvictionLimit(0)));
     assert_eq!(invalid(32, &[7]), InvalidParameter::BucketCount(7));
     assert!(matches!(invalid(40, &[0]), InvalidParameter::Capacity { capacity: 0, .. }));
@@ -448,6 +449,8 @@ struct Golden {
     capacity: usize,
     eviction_limit: usize,
     seed: u64,
+    /// The files written before hash id 2 existed hash with id 1.
+    hash_function: HashFunction,
     items: &'static [&'static str],
 }
 
@@ -460,6 +463,7 @@ const GOLDEN: &[Golden] = &[
         capacity: 30,
         eviction_limit: 500,
         seed: 3,
+        hash_function: HashFunction::Xxh3,
         items: &["apple", "banana", "cherry", "damson", "elder", "fig", "grape", "apple", "kiwi"],
     },
     Golden {
@@ -470,6 +474,7 @@ const GOLDEN: &[Golden] = &[
         capacity: 40,
         eviction_limit: 500,
         seed: 0,
+        hash_function: HashFunction::Xxh3,
         items: &["apple", "banana", "cherry", "damson", "elder", "fig", "grape", "apple"],
     },
     Golden {
@@ -480,6 +485,7 @@ const GOLDEN: &[Golden] = &[
         capacity: 8,
         eviction_limit: 100,
         seed: 7,
+        hash_function: HashFunction::Xxh3,
         items: &["a", "b", "c"],
     },
     Golden {
@@ -490,6 +496,7 @@ const GOLDEN: &[Golden] = &[
         capacity: 20,
         eviction_limit: 65_535,
         seed: u64::MAX,
+        hash_function: HashFunction::Xxh3,
         items: &["x", "y", "z", "w", "v", "u", "t", "s", "r", "q", "p"],
     },
     Golden {
@@ -500,7 +507,22 @@ const GOLDEN: &[Golden] = &[
         capacity: 5,
         eviction_limit: 1,
         seed: 42,
+        hash_function: HashFunction::Xxh3,
         items: &[],
+    },
+    // Hash id 2: "item_NN" with `str`'s terminator is 8 bytes, which the mixer hashes.
+    Golden {
+        semi_sorted: false,
+        file: "cuckoo_f12_b4_mix8.bugu",
+        bits: 12,
+        bucket_size: 4,
+        capacity: 40,
+        eviction_limit: 500,
+        seed: 5,
+        hash_function: HashFunction::Xxh3Mix8,
+        items: &[
+            "item_10", "item_11", "item_12", "item_13", "item_14", "item_15", "item_16", "apple", "item_10",
+        ],
     },
 ];
 
@@ -515,6 +537,7 @@ fn build_golden(g: &Golden) -> CuckooFilter {
         .bucket_size(g.bucket_size)
         .eviction_limit(g.eviction_limit)
         .seed(g.seed)
+        .hash_function(g.hash_function)
         .semi_sorted(g.semi_sorted)
         .build()
         .unwrap();
@@ -539,8 +562,8 @@ fn golden_files_read_back_and_rewrite_identically() {
         assert_eq!(bytes[8..16], [1, 0, 1, 0, 0, 0, 0, 0], "{}: version 1, kind 1, no flags", g.file);
         assert_eq!(
             (u32::from(bytes[16]), usize::from(bytes[17]), bytes[18], bytes[19]),
-            (g.bits, g.bucket_size, 1, u8::from(g.semi_sorted)),
-            "{}: hash 1, layout 0 (packed) or 1 (semi-sorted)",
+            (g.bits, g.bucket_size, g.hash_function.id(), u8::from(g.semi_sorted)),
+            "{}: its hash id, layout 0 (packed) or 1 (semi-sorted)",
             g.file
         );
         assert_eq!(u32::from_le_bytes(bytes[20..24].try_into().unwrap()) as usize, g.eviction_limit);

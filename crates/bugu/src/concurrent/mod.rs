@@ -32,6 +32,7 @@ use crate::cuckoo::PathSearch;
 use crate::error::{ConfigError, InsertError};
 use crate::filter::{CuckooFilter, CuckooFilterIn};
 use crate::hash::Addressing;
+use crate::hash::HashFunction;
 use crate::membership::{Filter, item_updates};
 use crate::persist::PersistError;
 use crate::stats::Stats;
@@ -388,6 +389,11 @@ impl Filter for ConcurrentFilter {
     #[inline]
     fn seed(&self) -> u64 {
         self.config.seed
+    }
+
+    #[inline]
+    fn hash_function(&self) -> HashFunction {
+        self.config.hash_function
     }
 
     // A call through the table's lookup for its geometry, which stays out of line (see

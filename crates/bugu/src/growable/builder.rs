@@ -6,6 +6,7 @@ use thiserror::Error;
 use crate::config::{self, DEFAULT_BUCKET_SIZE, DEFAULT_EVICTION_LIMIT, DEFAULT_SEED};
 use crate::error::ConfigError;
 use crate::filter::CuckooFilter;
+use crate::hash::HashFunction;
 use crate::membership::Filter;
 
 use super::filter::GrowableFilter;
@@ -107,6 +108,7 @@ pub struct GrowableBuilder {
     bucket_size: usize,
     eviction_limit: usize,
     seed: u64,
+    hash_function: HashFunction,
 }
 
 impl Default for GrowableBuilder {
@@ -121,13 +123,15 @@ impl Default for GrowableBuilder {
             bucket_size: DEFAULT_BUCKET_SIZE,
             eviction_limit: DEFAULT_EVICTION_LIMIT,
             seed: DEFAULT_SEED,
+            hash_function: HashFunction::default(),
         }
     }
 }
 
 impl GrowableBuilder {
     /// A builder with the defaults: initial capacity 1,000, target rate 0.001, growth factor 2,
-    /// [`DEFAULT_TIGHTENING`], no maximum, 4 slots per bucket, eviction limit 500, seed 0.
+    /// [`DEFAULT_TIGHTENING`], no maximum, 4 slots per bucket, eviction limit 500, seed 0,
+    /// [`HashFunction::Xxh3Mix8`].
     ///
     /// ```
     /// let filter = bugu::GrowableBuilder::new().build()?;
@@ -265,9 +269,27 @@ impl GrowableBuilder {
         self
     }
 
+    /// The hash function (default [`HashFunction::Xxh3Mix8`]), shared by every level (see
+    /// [`Builder::hash_function`](crate::Builder::hash_function)).
+    ///
+    /// ```
+    /// use bugu::{Filter, hash::HashFunction};
+    /// let filter = bugu::GrowableFilter::builder().hash_function(HashFunction::Xxh3).build()?;
+    /// assert_eq!(filter.hash_function(), HashFunction::Xxh3);
+    /// # Ok::<(), bugu::GrowableConfigError>(())
+    /// ```
+    pub fn hash_function(mut self, function: HashFunction) -> Self {
+        self.hash_function = function;
+        self
+    }
+
     /// The growth policy these settings describe, for a resolved target and the levels' bucket
-    /// size, eviction limit and seed.
-    fn growth(&self, target: f64, (bucket_size, eviction_limit, seed): (usize, usize, u64)) -> Growth {
+    /// size, eviction limit and hashing.
+    fn growth(
+        &self,
+        target: f64,
+        (bucket_size, eviction_limit, (hash_function, seed)): (usize, usize, (HashFunction, u64)),
+    ) -> Growth {
         Growth {
             target,
             growth_factor: self.growth_factor,
@@ -277,6 +299,7 @@ impl GrowableBuilder {
             bucket_size,
             eviction_limit,
             seed,
+            hash_function,
         }
     }
 
@@ -306,14 +329,16 @@ impl GrowableBuilder {
     pub fn build(&self) -> Result<GrowableFilter, GrowableConfigError> {
         let target = self.target.unwrap_or(DEFAULT_TARGET_FALSE_POSITIVE_RATE);
         self.validate(target, self.initial_capacity)?;
-        let growth = self.growth(target, (self.bucket_size, self.eviction_limit, self.seed));
+        let growth =
+            self.growth(target, (self.bucket_size, self.eviction_limit, (self.hash_function, self.seed)));
         let first = growth.level_builder(0, self.initial_capacity, 0.0).build()?;
         Ok(GrowableFilter::from_parts(vec![first], growth))
     }
 
     /// Builds a growable filter whose first level is `filter`, items and all.
     ///
-    /// The bucket size, eviction limit and seed come from `filter` (the builder's are ignored), as
+    /// The bucket size, eviction limit, seed and hash function come from `filter` (the builder's
+    /// are ignored), as
     /// does the first level's capacity. The filter's bound `r_0` takes the first part of the
     /// budget, and later levels share what is left, `p - r_0` (see the module docs):
     /// - with a target set by [`false_positive_rate`](Self::false_positive_rate), `r_0` must be
@@ -350,7 +375,8 @@ impl GrowableBuilder {
         if bound >= target {
             return Err(GrowableConfigError::FilterAboveTarget { bound, target });
         }
-        let growth = self.growth(target, (filter.bucket_size(), filter.eviction_limit(), filter.seed()));
+        let hashing = (filter.hash_function(), filter.seed());
+        let growth = self.growth(target, (filter.bucket_size(), filter.eviction_limit(), hashing));
         Ok(GrowableFilter::from_parts(vec![filter], growth))
     }
 }

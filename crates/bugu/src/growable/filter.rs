@@ -8,6 +8,7 @@ use std::hash::Hash;
 use crate::config::Builder;
 use crate::error::{ConfigError, InsertError};
 use crate::filter::CuckooFilter;
+use crate::hash::HashFunction;
 use crate::membership::{Filter, FilterMut};
 use crate::stats::Stats;
 
@@ -494,6 +495,11 @@ impl Filter for GrowableFilter {
     #[inline]
     fn seed(&self) -> u64 {
         self.growth.seed
+    }
+
+    #[inline]
+    fn hash_function(&self) -> HashFunction {
+        self.growth.hash_function
     }
 
     /// Starts fetching the item's buckets in every level too large for the CPU's private caches,

@@ -8,6 +8,7 @@
 use crate::config::Builder;
 use crate::error::InsertError;
 use crate::filter::CuckooFilter;
+use crate::hash::HashFunction;
 
 use super::builder::GrowableConfigError;
 
@@ -125,6 +126,7 @@ pub(crate) struct Growth {
     pub(crate) bucket_size: usize,
     pub(crate) eviction_limit: usize,
     pub(crate) seed: u64,
+    pub(crate) hash_function: HashFunction,
 }
 
 impl Growth {
@@ -137,6 +139,7 @@ impl Growth {
             .bucket_size(self.bucket_size)
             .eviction_limit(self.eviction_limit)
             .seed(self.seed)
+            .hash_function(self.hash_function)
             .false_positive_rate(share)
     }
 

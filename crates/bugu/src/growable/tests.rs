@@ -5,7 +5,7 @@ use super::*;
 use crate::config::DEFAULT_EVICTION_LIMIT;
 use crate::error::{ConfigError, InsertError};
 use crate::filter::CuckooFilter;
-use crate::hash::Addressing;
+use crate::hash::{Addressing, HashFunction};
 use crate::membership::{Filter, FilterMut};
 use proptest::prelude::*;
 use std::collections::{HashMap, HashSet};
@@ -325,6 +325,7 @@ fn growth(target: f64, tightening: Tightening, bucket_size: usize) -> Growth {
         bucket_size,
         eviction_limit: DEFAULT_EVICTION_LIMIT,
         seed: 0,
+        hash_function: HashFunction::default(),
     }
 }
 

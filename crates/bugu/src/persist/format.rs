@@ -14,7 +14,7 @@
 
 use crate::config::{self, Config};
 use crate::filter::CuckooFilterIn;
-use crate::hash::HASH_ID_XXH3_64;
+use crate::hash::HashFunction;
 use crate::table::{PADDING, Table};
 
 use super::error::{InvalidParameter, PersistError};
@@ -190,7 +190,7 @@ impl Section {
         let mut raw = [0; SECTION_PARAMS_LEN];
         raw[0] = c.fingerprint_bits as u8;
         raw[1] = c.bucket_size as u8;
-        raw[2] = HASH_ID_XXH3_64;
+        raw[2] = c.hash_function.id();
         raw[3] = if c.semi_sorted { LAYOUT_SEMI_SORTED } else { LAYOUT_PACKED };
         raw[4..8].copy_from_slice(&(c.eviction_limit as u32).to_le_bytes());
         raw[8..16].copy_from_slice(&c.seed.to_le_bytes());
@@ -211,9 +211,7 @@ impl Section {
         config::check_fingerprint_bits(fingerprint_bits).map_err(InvalidParameter::from)?;
         let bucket_size = usize::from(raw[1]);
         config::check_bucket_size(bucket_size).map_err(InvalidParameter::from)?;
-        if raw[2] != HASH_ID_XXH3_64 {
-            return Err(InvalidParameter::HashId(raw[2]).into());
-        }
+        let hash_function = HashFunction::from_id(raw[2]).ok_or(InvalidParameter::HashId(raw[2]))?;
         let semi_sorted = match raw[3] {
             LAYOUT_PACKED => false,
             LAYOUT_SEMI_SORTED => true,
@@ -250,6 +248,7 @@ impl Section {
             fingerprint_bits,
             eviction_limit,
             seed,
+            hash_function,
             semi_sorted,
         };
         Ok(Section { config, len: len as usize, payload_len, tail_len: tail_len(payload_len) })
@@ -312,6 +311,7 @@ mod tests {
     use super::*;
     use crate::config::Builder;
     use crate::error::ConfigError;
+    use crate::hash::HASH_ID_XXH3_64;
 
     fn params(bits: u8, bucket_size: u8, buckets: u64, capacity: u64, len: u64) -> [u8; SECTION_PARAMS_LEN] {
         let mut raw = [0; SECTION_PARAMS_LEN];
@@ -323,6 +323,20 @@ mod tests {
         raw[24..32].copy_from_slice(&capacity.to_le_bytes());
         raw[32..40].copy_from_slice(&len.to_le_bytes());
         raw
+    }
+
+    #[test]
+    fn each_known_hash_id_parses_to_its_function_and_back() {
+        for function in [HashFunction::Xxh3, HashFunction::Xxh3Mix8] {
+            let mut raw = params(12, 4, 10, 1, 0);
+            raw[2] = function.id();
+            let section = Section::parse(&raw).expect("valid parameters");
+            assert_eq!(section.config.hash_function, function);
+            assert_eq!(section.encode()[2], function.id());
+        }
+        let mut raw = params(12, 4, 10, 1, 0);
+        raw[2] = 3;
+        assert_eq!(invalid(raw), InvalidParameter::HashId(3));
     }
 
     fn invalid(raw: [u8; SECTION_PARAMS_LEN]) -> InvalidParameter {

@@ -228,9 +228,16 @@ impl GrowableFilter {
         // the target (what every later insert relies on).
         let first = &levels[0];
         let (seed, bucket_size, eviction_limit) = (first.seed(), first.bucket_size(), first.eviction_limit());
+        let hash_function = first.hash_function();
         for level in &levels[1..] {
             if level.seed() != seed {
                 return Err(invalid("levels with different seeds", level.seed()));
+            }
+            if level.hash_function() != hash_function {
+                return Err(invalid(
+                    "levels with different hash functions",
+                    u64::from(level.hash_function().id()),
+                ));
             }
             if level.bucket_size() != bucket_size {
                 return Err(invalid("levels with different bucket sizes", level.bucket_size() as u64));
@@ -256,6 +263,7 @@ impl GrowableFilter {
             bucket_size,
             eviction_limit,
             seed,
+            hash_function,
         };
         Ok((GrowableFilter::from_parts(levels, growth), decoder.offset()))
     }

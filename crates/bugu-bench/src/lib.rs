@@ -10,8 +10,9 @@
 //! - [`cli`]: argument parsing shared by the binaries;
 //! - [`fastfilter_cpp`], [`memory_floor`] and [`vs_fastfilter`]: the side-by-side run against the
 //!   C++ reference benchmark, and the memory floor it is judged against;
-//! - [`lookup_kernels`]: bugu's one-by-one lookup against the C++ reference's kernel transcribed
-//!   into Rust, in one process;
+//! - [`reference_cuckoo`]: the C++ reference's cuckoo filter transcribed into Rust, and
+//!   [`lookup_kernels`] and [`insert_kernels`]: bugu's lookups and fills against it, in one
+//!   process;
 //! - [`threads`]: `bugu::ConcurrentFilter` against locked filters and `atomic-cuckoo-filter`, at
 //!   1 and 2 threads.
 //!
@@ -21,9 +22,11 @@ pub mod cli;
 pub mod compare;
 pub mod contender;
 pub mod fastfilter_cpp;
+pub mod insert_kernels;
 pub mod lookup_kernels;
 pub mod machine;
 pub mod memory_floor;
+pub mod reference_cuckoo;
 pub mod report;
 pub mod run;
 pub mod seed_table;

@@ -9,9 +9,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use bugu_bench::lookup_kernels::{self, KernelRun};
-use bugu_bench::machine;
-use bugu_bench::report::csv;
+use bugu_bench::lookup_kernels;
 use clap::Parser;
 
 /// Time bugu's one-by-one lookup and the reference kernel, alternated in short rounds, and print
@@ -34,25 +32,15 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
-    bugu_bench::cli::exit_code(run(&Cli::parse()))
-}
-
-fn run(cli: &Cli) -> Result<(), String> {
-    let start = machine::load_average();
-    let mut runs: Vec<KernelRun> = Vec::new();
-    for &keys in &cli.sizes {
-        eprintln!("== {keys} keys: filling bugu's filter, then {} rounds", cli.rounds);
-        runs.push(lookup_kernels::measure(keys, cli.rounds as usize, cli.chunk as usize, 42));
-    }
-    let report = lookup_kernels::render(
-        &machine::describe(),
-        (start, machine::load_average()),
-        cli.rounds as usize,
-        &runs,
-    );
-    let path = cli.out_dir.join("lookup-kernels.md");
-    csv::write(&path, &report).map_err(|error| format!("cannot write {}: {error}", path.display()))?;
-    println!("{report}");
-    eprintln!("wrote {}", path.display());
-    Ok(())
+    let cli = Cli::parse();
+    let rounds = cli.rounds as usize;
+    bugu_bench::cli::exit_code(bugu_bench::cli::measure_and_report(
+        &cli.sizes,
+        &cli.out_dir.join("lookup-kernels.md"),
+        |keys| {
+            eprintln!("== {keys} keys: filling bugu's filters, then {} rounds", cli.rounds);
+            lookup_kernels::measure(keys, rounds, cli.chunk as usize, 42)
+        },
+        |machine, loads, runs| lookup_kernels::render(machine, loads, rounds, runs),
+    ))
 }

@@ -12,6 +12,7 @@ pub fn mib(bytes: usize) -> String {
 pub mod charts;
 pub mod csv;
 pub mod markdown;
+pub mod rounds;
 
 /// A finished comparison run: the measurements at every size plus what the reader needs to know
 /// to interpret them.

@@ -171,7 +171,9 @@ impl ReferenceFilter {
     unsafe fn window(&self, bucket: u32) -> u64 {
         // SAFETY: the caller guarantees `bucket < buckets`, so the 8 bytes from the bucket's start
         // are inside the table's `buckets * 6 + 8` bytes.
-        u64::from_le(unsafe { self.bytes.as_ptr().add(self.tag_offset(bucket, 0)).cast::<u64>().read_unaligned() })
+        u64::from_le(unsafe {
+            self.bytes.as_ptr().add(self.tag_offset(bucket, 0)).cast::<u64>().read_unaligned()
+        })
     }
 
     /// The tag in a slot: `ReadTag`, a 16-bit load shifted for odd slots.
@@ -181,7 +183,8 @@ impl ReferenceFilter {
     #[inline(always)]
     unsafe fn tag(&self, bucket: u32, slot: usize) -> u32 {
         // SAFETY: the caller's bounds put the two bytes inside the bucket's six.
-        let word = unsafe { self.bytes.as_ptr().add(self.tag_offset(bucket, slot)).cast::<u16>().read_unaligned() };
+        let word =
+            unsafe { self.bytes.as_ptr().add(self.tag_offset(bucket, slot)).cast::<u16>().read_unaligned() };
         u32::from(u16::from_le(word) >> ((slot & 1) << 2)) & 0xfff
     }
 
@@ -246,7 +249,8 @@ mod tests {
             assert_ne!(b1, b2);
             assert_eq!(filter.alternate(b2, tag), b1);
             // `b2 = n - b1 - r (mod n)`, with `r` the offset.
-            let back = (2 * filter.buckets as i64 - b2 as i64 - filter.offset(tag) as i64) % filter.buckets as i64;
+            let back =
+                (2 * filter.buckets as i64 - b2 as i64 - filter.offset(tag) as i64) % filter.buckets as i64;
             assert_eq!(back as u32, b1);
         }
     }

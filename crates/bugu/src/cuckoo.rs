@@ -74,7 +74,7 @@ impl PathSearch {
     /// [`insert`](Self::insert) once both candidate buckets are full. Out of line: inlined, the
     /// search made every insert save and restore six registers.
     #[inline(never)]
-    fn insert_by_moves(
+    pub(crate) fn insert_by_moves(
         &mut self,
         table: &mut Table,
         fingerprint: u32,

@@ -352,6 +352,21 @@ impl CuckooFilter {
         Err(self.no_path((fingerprint, b1, b2)))
     }
 
+    /// [`insert_located`](Self::insert_located) once both buckets are known to be full: the path
+    /// search. Out of line, so that the common insert keeps its registers.
+    #[inline(never)]
+    fn insert_by_moves(
+        &mut self,
+        located @ (fingerprint, b1, b2): (u32, usize, usize),
+    ) -> Result<(), InsertError> {
+        let limit = self.config.eviction_limit;
+        if self.search.insert_by_moves(&mut self.table, fingerprint, (b1, b2), limit) {
+            self.len += 1;
+            return Ok(());
+        }
+        Err(self.no_path(located))
+    }
+
     /// The error of an insert that found no path. Out of line: inlined, its probe (for any
     /// geometry) made every insert save and restore six registers.
     #[cold]
@@ -382,8 +397,13 @@ impl CuckooFilter {
 impl FilterMut for CuckooFilter {
     #[inline]
     fn insert_hash(&mut self, hash: u64) -> Result<(), InsertError> {
-        let located = self.table.addressing().locate(hash);
-        self.insert_located(located)
+        match self.table.store_hash_in_emptier(hash) {
+            Ok(()) => {
+                self.len += 1;
+                Ok(())
+            }
+            Err(located) => self.insert_by_moves(located),
+        }
     }
 
     /// Locates the hash once for both the presence check and the insert.

@@ -1264,6 +1264,26 @@ mod tests {
             }
         }
 
+        // `store_hash_in_emptier` locates by the table's addressing and, for the default geometry,
+        // stores without checking the buckets again: it must store exactly where the checked
+        // first step would at the located place, and give that place back when both are full.
+        #[test]
+        fn an_insert_by_hash_stores_where_the_checked_first_step_would(
+            geometry in small_geometries(),
+            hashes in proptest::collection::vec(any::<u64>(), 1..120),
+        ) {
+            let default = Geometry { slots: 4, bits: 12, semi_sorted: false, ..geometry };
+            for geometry in [geometry, default] {
+                let (mut fast, mut checked) = (Table::new(geometry).unwrap(), Table::new(geometry).unwrap());
+                for &hash in &hashes {
+                    let located @ (fingerprint, b1, b2) = checked.addressing().locate(hash);
+                    let stored = checked.store_in_emptier(fingerprint, b1, b2);
+                    prop_assert_eq!(fast.store_hash_in_emptier(hash), if stored { Ok(()) } else { Err(located) });
+                    prop_assert!(fast == checked, "{:?} after storing hash {:#x}", geometry, hash);
+                }
+            }
+        }
+
         // `set_if_empty` stores exactly when `get` finds the slot empty, as `set` would.
         #[test]
         fn a_store_into_an_empty_slot_is_get_then_set(

@@ -38,9 +38,6 @@ pub fn exit_code(result: Result<(), String>) -> std::process::ExitCode {
     }
 }
 
-/// The load averages at the start and at the end of a run, as the reports print them.
-pub type Loads = (Option<String>, Option<String>);
-
 /// What the one-process harnesses (`lookup_kernels`, `insert_kernels`) do with their measurements:
 /// measure at each size, render the runs with the machine and its load at the start and the
 /// end, write the report to `path`, and print it.
@@ -48,7 +45,7 @@ pub fn measure_and_report<R>(
     sizes: &[usize],
     path: &std::path::Path,
     mut measure: impl FnMut(usize) -> R,
-    render: impl FnOnce(&str, Loads, &[R]) -> String,
+    render: impl FnOnce(&str, crate::machine::Loads, &[R]) -> String,
 ) -> Result<(), String> {
     use crate::machine;
     let start = machine::load_average();

@@ -21,7 +21,7 @@ use std::hint::black_box;
 
 use bugu::{CuckooFilter, FilterMut};
 
-use crate::cli::Loads;
+use crate::machine::{Loads, context};
 use crate::reference_cuckoo::ReferenceFilter;
 use crate::report::rounds::Rounds;
 use crate::timing::{Clock, median};
@@ -121,17 +121,11 @@ pub fn measure(keys: usize, rounds: usize, seed: u64) -> FillRun {
 /// The report of a run over several sizes: header, then per size the medians, the ratios and their
 /// quartiles.
 pub fn render(machine: &str, load: Loads, rounds: usize, runs: &[FillRun]) -> String {
-    use crate::machine::load_text;
     use crate::report::mib;
     use std::fmt::Write as _;
     let mut out =
         String::from("# Fills to capacity: bugu against the reference's insert, in one process\n\n");
-    let _ = writeln!(
-        out,
-        "Machine: {machine}. Load average (1, 5, 15 min) at the start: {}; at the end: {}.\n",
-        load_text(&load.0),
-        load_text(&load.1)
-    );
+    let _ = writeln!(out, "{}.\n", context(machine, &load));
     let _ = writeln!(
         out,
         "{rounds} rounds per size; each round fills a fresh table of every variant with the same \

@@ -34,7 +34,7 @@ use std::hint::black_box;
 use bugu::hash::HashFunction;
 use bugu::{CuckooFilter, Filter, FilterMut};
 
-use crate::cli::Loads;
+use crate::machine::{Loads, context};
 use crate::memory_floor::{self, Floor};
 use crate::reference_cuckoo::{ReferenceFilter, murmur3_fmix64};
 use crate::report::rounds::Rounds;
@@ -126,18 +126,12 @@ pub fn measure(keys: usize, rounds: usize, chunk: usize, seed: u64) -> KernelRun
 /// The report of a run over several sizes: header, then per size the medians, the ratios with
 /// their quartiles, and the memory floor.
 pub fn render(machine: &str, load: Loads, rounds: usize, runs: &[KernelRun]) -> String {
-    use crate::machine::load_text;
     use crate::report::mib;
     use std::fmt::Write as _;
     let mut out = String::from(
         "# One-by-one lookups taken apart: bugu against the reference kernel, in one process\n\n",
     );
-    let _ = writeln!(
-        out,
-        "Machine: {machine}. Load average (1, 5, 15 min) at the start: {}; at the end: {}.\n",
-        load_text(&load.0),
-        load_text(&load.1)
-    );
+    let _ = writeln!(out, "{}.\n", context(machine, &load));
     let _ = writeln!(
         out,
         "{rounds} rounds per size; each round times every variant on the same absent keys, starting \

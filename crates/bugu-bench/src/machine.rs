@@ -20,6 +20,19 @@ pub fn load_text(load: &Option<String>) -> &str {
     load.as_deref().unwrap_or("n/a")
 }
 
+/// The load averages at the start and at the end of a run, as the reports print them.
+pub type Loads = (Option<String>, Option<String>);
+
+/// A report's first line, without its full stop: the machine and its load at the start and the
+/// end of the run.
+pub fn context(machine: &str, (start, end): &Loads) -> String {
+    format!(
+        "Machine: {machine}. Load average (1, 5, 15 min) at the start: {}; at the end: {}",
+        load_text(start),
+        load_text(end)
+    )
+}
+
 /// The 1-, 5- and 15-minute load averages (from `/proc/loadavg`), if the system reports them: a
 /// load near or above the CPU count means other processes competed for the CPUs during the run.
 pub fn load_average() -> Option<String> {

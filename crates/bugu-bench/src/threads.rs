@@ -1251,11 +1251,9 @@ impl Report {
             String::from("# Threads: bugu::ConcurrentFilter against locks and atomic-cuckoo-filter\n\n");
         let _ = writeln!(
             out,
-            "Machine: {}. Load average (1, 5, 15 min) at the start: {}; at the end: {} (a 1-minute load near or \
-             above the CPU count means other processes competed for the CPUs). Run time: {:.1} min.\n",
-            self.machine,
-            crate::machine::load_text(&self.load.0),
-            crate::machine::load_text(&self.load.1),
+            "{} (a 1-minute load near or above the CPU count means other processes competed for the \
+             CPUs). Run time: {:.1} min.\n",
+            crate::machine::context(&self.machine, &self.load),
             self.seconds / 60.0
         );
         let _ =

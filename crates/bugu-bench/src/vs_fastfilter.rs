@@ -240,11 +240,8 @@ impl Comparison {
         let mut out = String::from("# bugu against the C++ reference (fastfilter_cpp)\n\n");
         let _ = writeln!(
             out,
-            "Machine: {}. Load average (1, 5, 15 min) at the start: {}; at the end: {} (a 1-minute load near \
-             or above the CPU count means other processes competed).\n",
-            self.machine,
-            crate::machine::load_text(&self.load.0),
-            crate::machine::load_text(&self.load.1)
+            "{} (a 1-minute load near or above the CPU count means other processes competed).\n",
+            crate::machine::context(&self.machine, &self.load)
         );
         let commit = self.commit.as_deref().map_or_else(String::new, |c| format!(" at commit {c}"));
         let _ = writeln!(

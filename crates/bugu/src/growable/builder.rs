@@ -338,9 +338,8 @@ impl GrowableBuilder {
     /// Builds a growable filter whose first level is `filter`, items and all.
     ///
     /// The bucket size, eviction limit, seed and hash function come from `filter` (the builder's
-    /// are ignored), as
-    /// does the first level's capacity. The filter's bound `r_0` takes the first part of the
-    /// budget, and later levels share what is left, `p - r_0` (see the module docs):
+    /// are ignored), as does the first level's capacity. The filter's bound `r_0` takes the first
+    /// part of the budget, and later levels share what is left, `p - r_0` (see the module docs):
     /// - with a target set by [`false_positive_rate`](Self::false_positive_rate), `r_0` must be
     ///   below it ([`GrowableConfigError::FilterAboveTarget`] otherwise). If `r_0` is larger than
     ///   the share the policy would have given a first level, the later levels get narrower

@@ -364,7 +364,9 @@ def test_del_in_a_grown_filter(r, resp):
     """CF.DEL of an added item removes one copy and replies 1, however many sub-filters the filter
     has, except when fingerprints matching it sit in several sub-filters: one of them may be
     another item's, so nothing is removed and the reply is 0 (docs/redis.md). Such refusals are
-    rare, leave the item present, and the counters stay exact."""
+    rare, leave the item present, and the counters stay exact. Deleting it again works once its
+    lookalikes are gone, except for two items that are each other's lookalikes in two sub-filters:
+    both stay, as false positives."""
     reserve(r, "k", 1000, bucketsize=4, expansion=2)
     values = items("del", 3000)
     insert_all(r, "k", values, batch=500)
@@ -377,16 +379,25 @@ def test_del_in_a_grown_filter(r, resp):
         len(refused),
         len(values) - len(refused),
     )
-    # A refused item stays present; once its lookalikes are gone, deleting it again works.
-    while refused:
+    # A refused item stays present; deleting the refused ones again, round after round, takes
+    # each whose lookalikes have gone, until a round takes none.
+    while True:
         for v in refused:
             assert_reply(r.execute_command("CF.EXISTS", "k", v), resp.bool(True))
         replies = pipelined(r, [("CF.DEL", "k", v) for v in refused])
         still = [v for v, x in zip(refused, replies) if not same(x, resp.bool(True))]
-        assert len(still) < len(refused), f"deletes of {still} refused again"
+        if len(still) == len(refused):
+            break
         refused = still
+    # What stays are mutual lookalikes: a handful at most, present, and counted exactly.
+    assert len(refused) <= len(values) // 500, f"{refused} stay"
+    for v in refused:
+        assert_reply(r.execute_command("CF.EXISTS", "k", v), resp.bool(True))
     info = cf_info(r, "k")
-    assert (info["Number of items inserted"], info["Number of items deleted"]) == (0, len(values))
+    assert (info["Number of items inserted"], info["Number of items deleted"]) == (
+        len(refused),
+        len(values) - len(refused),
+    )
 
 
 def test_del_never_removes_another_item(r):

@@ -38,20 +38,32 @@ pub fn exit_code(result: Result<(), String>) -> std::process::ExitCode {
     }
 }
 
-/// What the one-process harnesses (`lookup_kernels`, `insert_kernels`) do with their measurements:
-/// measure at each size, render the runs with the machine and its load at the start and the
-/// end, write the report to `path`, and print it.
+/// The arguments the one-process harnesses (`lookup_kernels`, `insert_kernels`) share.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SizesAndReport {
+    /// Numbers of keys, comma-separated: 1e7,1e8 or 10_000_000.
+    #[arg(long, value_delimiter = ',', value_parser = parse_table_keys, default_value = "1e7,1e8")]
+    pub sizes: Vec<usize>,
+    /// Where the report goes.
+    #[arg(long, default_value = "target/bench-results")]
+    pub out_dir: std::path::PathBuf,
+}
+
+/// What the one-process harnesses do with their measurements: measure at each size, render the
+/// runs with the machine and its load at the start and the end, write the report to `file` in
+/// the output directory, and print it.
 pub fn measure_and_report<R>(
-    sizes: &[usize],
-    path: &std::path::Path,
+    args: &SizesAndReport,
+    file: &str,
     mut measure: impl FnMut(usize) -> R,
     render: impl FnOnce(&str, crate::machine::Loads, &[R]) -> String,
 ) -> Result<(), String> {
     use crate::machine;
+    let path = args.out_dir.join(file);
     let start = machine::load_average();
-    let runs: Vec<R> = sizes.iter().map(|&keys| measure(keys)).collect();
+    let runs: Vec<R> = args.sizes.iter().map(|&keys| measure(keys)).collect();
     let report = render(&machine::describe(), (start, machine::load_average()), &runs);
-    crate::report::csv::write(path, &report)
+    crate::report::csv::write(&path, &report)
         .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
     println!("{report}");
     eprintln!("wrote {}", path.display());

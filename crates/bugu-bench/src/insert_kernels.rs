@@ -86,8 +86,8 @@ impl Fills {
 /// Fills a fresh table of each variant with `keys` keys, in lockstep, `rounds` times.
 ///
 /// # Panics
-/// If `keys` or `rounds` is 0, or a filter refuses a key below its capacity (see
-/// [`Fills::insert`]).
+/// If `keys` or `rounds` is 0, or a filter refuses a key below its capacity: bugu never may,
+/// and the reference's walk could, which would make its time meaningless.
 pub fn measure(keys: usize, rounds: usize, seed: u64) -> FillRun {
     assert!(keys > 0 && rounds > 0, "something to measure");
     let items = u64_keys(seed, 0, keys);

@@ -6,9 +6,9 @@
 //! cargo run --release -p bugu-bench --bin lookup_kernels -- --sizes 1e7,1e8 --rounds 101
 //! ```
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
+use bugu_bench::cli::SizesAndReport;
 use bugu_bench::lookup_kernels;
 use clap::Parser;
 
@@ -17,26 +17,22 @@ use clap::Parser;
 #[derive(Debug, Parser)]
 #[command(version)]
 struct Cli {
-    /// Numbers of keys, comma-separated: 1e7,1e8 or 10_000_000.
-    #[arg(long, value_delimiter = ',', value_parser = bugu_bench::cli::parse_table_keys, default_value = "1e7,1e8")]
-    sizes: Vec<usize>,
+    #[command(flatten)]
+    output: SizesAndReport,
     /// Rounds per size.
     #[arg(long, default_value_t = 101, value_parser = clap::value_parser!(u32).range(1..))]
     rounds: u32,
     /// Lookups per variant per round.
     #[arg(long, default_value_t = 500_000, value_parser = clap::value_parser!(u32).range(1..))]
     chunk: u32,
-    /// Where lookup-kernels.md goes.
-    #[arg(long, default_value = "target/bench-results")]
-    out_dir: PathBuf,
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let rounds = cli.rounds as usize;
     bugu_bench::cli::exit_code(bugu_bench::cli::measure_and_report(
-        &cli.sizes,
-        &cli.out_dir.join("lookup-kernels.md"),
+        &cli.output,
+        "lookup-kernels.md",
         |keys| {
             eprintln!("== {keys} keys: filling bugu's filters, then {} rounds", cli.rounds);
             lookup_kernels::measure(keys, rounds, cli.chunk as usize, 42)

@@ -317,11 +317,13 @@ impl<S: StorageMut> Table<S> {
     /// code compiled for the table's geometry, as lookups do: the generic probe and `set`, each
     /// dispatching on the geometry, took about 120 of a fast insert's 255 instructions.
     ///
-    /// For the default geometry the step is inlined into the caller instead, as lookups are
-    /// ([`contains_hash`](Self::contains_hash)): no call, return or argument moves. Measured in
-    /// one process, a fill of 10^8 keys interleaved in chunks with one of the C++ reference's
-    /// insert (`insert_kernels`, `docs/bench/README.md`): 0.744-0.749 of its time instead of
-    /// 0.753-0.773, two runs each.
+    /// For the default geometry the step is inlined into the caller instead (batched inserts and
+    /// `insert_unique`; one-by-one inserts go through
+    /// [`store_hash_in_emptier`](Self::store_hash_in_emptier)), as lookups are
+    /// ([`contains_hash`](Self::contains_hash)): no call, return or argument moves. Measured when
+    /// one-by-one inserts still came through here, a fill of 10^8 keys interleaved in chunks with
+    /// one of the C++ reference's insert (`docs/bench/README.md`): 0.744-0.749 of its time
+    /// instead of 0.753-0.773, two runs each.
     #[inline(always)]
     pub(crate) fn store_in_emptier(&mut self, fingerprint: u32, b1: usize, b2: usize) -> bool {
         if self.kind == DEFAULT_KIND {

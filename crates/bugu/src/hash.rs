@@ -63,6 +63,14 @@ pub enum HashFunction {
 const MIX8_SEED_KEY: u64 = 0x6a09_e667_f3bc_c908;
 
 impl HashFunction {
+    /// Every function, in id order.
+    ///
+    /// ```
+    /// use bugu::hash::HashFunction;
+    /// assert!(HashFunction::ALL.contains(&HashFunction::default()));
+    /// ```
+    pub const ALL: [HashFunction; 2] = [HashFunction::Xxh3, HashFunction::Xxh3Mix8];
+
     /// The id that names this function in persisted headers.
     pub const fn id(self) -> u8 {
         match self {
@@ -72,12 +80,8 @@ impl HashFunction {
     }
 
     /// The function a persisted id names, if any.
-    pub const fn from_id(id: u8) -> Option<Self> {
-        match id {
-            HASH_ID_XXH3_64 => Some(HashFunction::Xxh3),
-            HASH_ID_XXH3_MIX8 => Some(HashFunction::Xxh3Mix8),
-            _ => None,
-        }
+    pub fn from_id(id: u8) -> Option<Self> {
+        Self::ALL.into_iter().find(|function| function.id() == id)
     }
 
     /// A short name for reports: what `bugu info` shows and `bugu create --hash` takes.
@@ -410,7 +414,7 @@ mod tests {
 
     #[test]
     fn ids_name_each_function_once() {
-        for function in [HashFunction::Xxh3, HashFunction::Xxh3Mix8] {
+        for function in HashFunction::ALL {
             assert_eq!(HashFunction::from_id(function.id()), Some(function));
         }
         assert_eq!(HashFunction::from_id(0), None);

@@ -327,7 +327,7 @@ mod tests {
 
     #[test]
     fn each_known_hash_id_parses_to_its_function_and_back() {
-        for function in [HashFunction::Xxh3, HashFunction::Xxh3Mix8] {
+        for function in HashFunction::ALL {
             let mut raw = params(12, 4, 10, 1, 0);
             raw[2] = function.id();
             let section = Section::parse(&raw).expect("valid parameters");

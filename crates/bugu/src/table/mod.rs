@@ -317,39 +317,45 @@ impl<S: StorageMut> Table<S> {
     /// code compiled for the table's geometry, as lookups do: the generic probe and `set`, each
     /// dispatching on the geometry, took about 120 of a fast insert's 255 instructions.
     ///
-    /// For the default geometry the step is inlined into the caller instead (batched inserts and
-    /// `insert_unique`; one-by-one inserts go through
-    /// [`store_hash_in_emptier`](Self::store_hash_in_emptier)), as lookups are
+    /// For the default geometry the step is inlined into the caller instead, as lookups are
     /// ([`contains_hash`](Self::contains_hash)): no call, return or argument moves. Measured when
-    /// one-by-one inserts still came through here, a fill of 10^8 keys interleaved in chunks with
-    /// one of the C++ reference's insert (`docs/bench/README.md`): 0.744-0.749 of its time
-    /// instead of 0.753-0.773, two runs each.
+    /// one-by-one inserts still came through here (they now go through
+    /// [`store_hash_in_emptier`](Self::store_hash_in_emptier)), a fill of 10^8 keys interleaved
+    /// in chunks with one of the C++ reference's insert (`docs/bench/README.md`): 0.744-0.749 of
+    /// its time instead of 0.753-0.773, two runs each.
     #[inline(always)]
     pub(crate) fn store_in_emptier(&mut self, fingerprint: u32, b1: usize, b2: usize) -> bool {
-        if self.kind == DEFAULT_KIND {
-            self.write_found_as::<DEFAULT_KIND, _>(
-                [b1, b2],
-                FreeSlotInEmptier { buckets: [b1, b2] },
-                fingerprint,
-            )
-        } else {
-            Self::STORES[self.kind as usize](self, fingerprint, b1, b2)
-        }
+        // One check of both buckets instead of one per load (8 of the insert's 70 instructions).
+        assert!(b1.max(b2) < self.buckets, "a bucket outside the table");
+        // SAFETY: both buckets were just checked.
+        unsafe { self.store_in_emptier_unchecked(fingerprint, b1, b2) }
     }
 
     /// [`store_in_emptier`](Self::store_in_emptier) at the place the table's own addressing
     /// gives a hash: the first step of a one-by-one insert, or the located fingerprint and
     /// buckets, for the path search, if both buckets are full. The buckets come from the
-    /// table's addressing, so for the default geometry (inlined) they are not checked again, and
-    /// the caller keeps nothing for the search in memory: fills of 10^8 keys in lockstep with
-    /// the C++ reference's insert (`insert_kernels`, 5 rounds) took 0.669 of its time (quartiles
-    /// 0.666-0.671) instead of 0.698 (0.663-0.698).
+    /// table's addressing, so they are not checked again, and the caller keeps nothing for the
+    /// search in memory: fills of 10^8 keys in lockstep with the C++ reference's insert
+    /// (`insert_kernels`, 5 rounds) took 0.669 of its time (quartiles 0.666-0.671) instead of
+    /// 0.698 (0.663-0.698).
     #[inline(always)]
     pub(crate) fn store_hash_in_emptier(&mut self, hash: u64) -> Result<(), (u32, usize, usize)> {
         let located @ (fingerprint, b1, b2) = self.addressing.locate(hash);
-        let stored = if self.kind == DEFAULT_KIND {
-            // SAFETY: the op visits `b1` and `b2` only, which `Addressing::locate` gives below the
-            // count it was built with, this table's `buckets`; the table's kind is `DEFAULT_KIND`.
+        // SAFETY: `Addressing::locate` gives buckets below the count it was built with, this
+        // table's `buckets`.
+        if unsafe { self.store_in_emptier_unchecked(fingerprint, b1, b2) } { Ok(()) } else { Err(located) }
+    }
+
+    /// The step both entry points share: the default geometry's code inline, the others' through
+    /// [`STORES`](Self::STORES) (which check the buckets once more, off the default path).
+    ///
+    /// # Safety
+    /// `b1` and `b2` are below [`buckets`](Self::buckets).
+    #[inline(always)]
+    unsafe fn store_in_emptier_unchecked(&mut self, fingerprint: u32, b1: usize, b2: usize) -> bool {
+        if self.kind == DEFAULT_KIND {
+            // SAFETY: the op visits `b1` and `b2` only, below `buckets` by the caller's guarantee;
+            // the table's kind is `DEFAULT_KIND`.
             unsafe {
                 self.write_found_unchecked::<DEFAULT_KIND, _>(
                     FreeSlotInEmptier { buckets: [b1, b2] },
@@ -358,8 +364,7 @@ impl<S: StorageMut> Table<S> {
             }
         } else {
             Self::STORES[self.kind as usize](self, fingerprint, b1, b2)
-        };
-        if stored { Ok(()) } else { Err(located) }
+        }
     }
 
     const STORES: [BucketWrite<S>; KINDS] = compiled_per_kind!(Self, store_in_emptier_as);
@@ -398,7 +403,7 @@ impl<S: StorageMut> Table<S> {
         assert!(b1.max(b2) < self.buckets, "a bucket outside the table");
         // SAFETY: the op visits `b1` and `b2` only (the callers build it from them), both below
         // `buckets` (just checked). `KIND` is the table's: the callers are taken from `STORES` or
-        // `REMOVES` at the table's kind, or (`store_in_emptier`) checked it is `DEFAULT_KIND`.
+        // `REMOVES` at the table's kind.
         unsafe { self.write_found_unchecked::<KIND, _>(op, value) }
     }
 

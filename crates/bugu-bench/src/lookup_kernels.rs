@@ -79,14 +79,15 @@ pub struct KernelRun {
 /// If `keys` or `rounds` is 0, or bugu refuses a key below its capacity (a bug).
 pub fn measure(keys: usize, rounds: usize, chunk: usize, seed: u64) -> KernelRun {
     assert!(keys > 0 && rounds > 0 && chunk > 0, "something to measure");
+    let present = u64_keys(seed, 0, keys);
     let filled = |function: HashFunction| {
         let mut filter = CuckooFilter::builder()
             .capacity(keys)
             .hash_function(function)
             .build()
             .expect("a filter for the keys");
-        for key in u64_keys(seed, 0, keys) {
-            filter.insert(&key).expect("a key below the capacity");
+        for key in &present {
+            filter.insert(key).expect("a key below the capacity");
         }
         filter
     };

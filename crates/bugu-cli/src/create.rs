@@ -4,7 +4,7 @@ use std::path::Path;
 
 use bugu::hash::HashFunction;
 use bugu::{CuckooFilter, GrowableFilter};
-use clap::{Args, ValueEnum};
+use clap::Args;
 
 use crate::error::{Failure, Status};
 use crate::files::Owned;
@@ -32,29 +32,19 @@ pub(crate) struct FilterOptions {
     pub(crate) seed: u64,
     /// Hash function: xxh3-mix8 (XXH3-64, 8-byte items through a cheaper mixer) or xxh3 (XXH3-64
     /// for every item, as filters made before xxh3-mix8 existed).
-    #[arg(long = "hash", value_enum, default_value_t = HashChoice::Xxh3Mix8)]
-    pub(crate) hash: HashChoice,
+    #[arg(long = "hash", value_parser = parse_hash_function, default_value = "xxh3-mix8")]
+    pub(crate) hash: HashFunction,
     /// Replace the file if it exists.
     #[arg(long)]
     pub(crate) force: bool,
 }
 
-/// The hash functions a new filter can use, by the names `bugu info` shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum HashChoice {
-    /// XXH3-64 for every item (hash id 1).
-    Xxh3,
-    /// XXH3-64, with 8-byte items through SplitMix64's mixer (hash id 2, the default).
-    Xxh3Mix8,
-}
-
-impl From<HashChoice> for HashFunction {
-    fn from(choice: HashChoice) -> Self {
-        match choice {
-            HashChoice::Xxh3 => HashFunction::Xxh3,
-            HashChoice::Xxh3Mix8 => HashFunction::Xxh3Mix8,
-        }
-    }
+/// A hash function by the name `bugu info` shows ([`HashFunction::name`]).
+fn parse_hash_function(name: &str) -> Result<HashFunction, String> {
+    HashFunction::ALL.into_iter().find(|function| function.name() == name).ok_or_else(|| {
+        let names: Vec<&str> = HashFunction::ALL.iter().map(|function| function.name()).collect();
+        format!("expected one of: {}", names.join(", "))
+    })
 }
 
 /// The default target rate.
@@ -74,7 +64,7 @@ impl FilterOptions {
                 .false_positive_rate(self.fpr.unwrap_or(DEFAULT_FPR))
                 .bucket_size(self.bucket_size)
                 .seed(self.seed)
-                .hash_function(self.hash.into());
+                .hash_function(self.hash);
             if let Some(max) = self.max_capacity {
                 builder = builder.max_capacity(max);
             }
@@ -84,7 +74,7 @@ impl FilterOptions {
                 .capacity(capacity)
                 .bucket_size(self.bucket_size)
                 .seed(self.seed)
-                .hash_function(self.hash.into());
+                .hash_function(self.hash);
             let builder = match self.bits {
                 Some(bits) => builder.fingerprint_bits(bits),
                 None => builder.false_positive_rate(self.fpr.unwrap_or(DEFAULT_FPR)),

@@ -26,7 +26,7 @@ use std::hash::Hash;
 use std::io;
 use std::path::Path;
 
-use crate::batch::in_blocks;
+use crate::batch::{in_blocks, nothing_ahead};
 use crate::config::{Builder, Config, filter_parameters};
 use crate::cuckoo::PathSearch;
 use crate::error::{ConfigError, InsertError};
@@ -296,10 +296,8 @@ impl ConcurrentFilter {
         let table = self.shared.racy();
         let mut results = Vec::with_capacity(hashes.len());
         let locate = |_: &(), &hash: &u64| table.locate_and_prefetch(hash);
-        in_blocks(&mut (), hashes, locate, |_, _, located, half_ahead| {
-            if let Some((_, b1, b2)) = half_ahead {
-                PathSearch::prefetch_for_insert(table, (b1, b2));
-            }
+        let ahead = |_: &(), (_, b1, b2)| PathSearch::prefetch_for_insert(table, (b1, b2));
+        in_blocks(&mut (), hashes, locate, ahead, |_, _, located| {
             results.push(self.insert_located(located, false).map(drop));
         });
         results
@@ -412,7 +410,7 @@ impl Filter for ConcurrentFilter {
     fn contains_hash_batch(&self, hashes: &[u64]) -> Vec<bool> {
         let mut found = vec![false; hashes.len()];
         let locate = |_: &[bool], &hash: &u64| self.shared.racy().locate_and_prefetch(hash);
-        in_blocks(&mut found[..], hashes, locate, |found, i, located, _| {
+        in_blocks(&mut found[..], hashes, locate, nothing_ahead, |found, i, located| {
             found[i] = self.contains_located(located);
         });
         found

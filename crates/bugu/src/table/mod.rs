@@ -348,11 +348,18 @@ impl<S: StorageMut> Table<S> {
 
     /// The step both entry points share: the default geometry's code inline, the others' through
     /// [`STORES`](Self::STORES) (which check the buckets once more, off the default path).
+    /// Batched inserts, which locate their items by the table's addressing a block ahead, call it
+    /// directly (6 fewer instructions per insert than through the checked step).
     ///
     /// # Safety
     /// `b1` and `b2` are below [`buckets`](Self::buckets).
     #[inline(always)]
-    unsafe fn store_in_emptier_unchecked(&mut self, fingerprint: u32, b1: usize, b2: usize) -> bool {
+    pub(crate) unsafe fn store_in_emptier_unchecked(
+        &mut self,
+        fingerprint: u32,
+        b1: usize,
+        b2: usize,
+    ) -> bool {
         if self.kind == DEFAULT_KIND {
             // SAFETY: the op visits `b1` and `b2` only, below `buckets` by the caller's guarantee;
             // the table's kind is `DEFAULT_KIND`.
@@ -1092,9 +1099,15 @@ impl<T, L: Fn(&T) -> (u32, usize, usize)> BucketOp for ContainsBlocks<'_, T, L> 
     #[inline(always)]
     fn on_words<M: Matcher>(self, matcher: &M) {
         let locate = |_: &[bool], item: &T| (self.locate)(item);
-        crate::batch::in_blocks(self.found, self.items, locate, |found, i, (fingerprint, b1, b2), _| {
-            found[i] = ContainsEither { buckets: [b1, b2], fingerprint }.on_words(matcher);
-        });
+        crate::batch::in_blocks(
+            self.found,
+            self.items,
+            locate,
+            crate::batch::nothing_ahead,
+            |found, i, (fingerprint, b1, b2)| {
+                found[i] = ContainsEither { buckets: [b1, b2], fingerprint }.on_words(matcher);
+            },
+        );
     }
     fn on_slots(self, slots: usize, get: impl Fn(usize, usize) -> u32) {
         for (answer, item) in self.found.iter_mut().zip(self.items) {

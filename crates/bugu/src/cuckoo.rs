@@ -19,6 +19,10 @@ use crate::table::{Storage, StorageMut, Table};
 /// Marks a root node (a candidate bucket of the new fingerprint).
 const ROOT: u32 = u32::MAX;
 
+/// How many nodes of a level ahead of the one examined the search has started fetching the
+/// alternate buckets of.
+const NODES_FETCHED_AHEAD: usize = 4;
+
 #[derive(Clone, Copy, Debug)]
 struct Node {
     bucket: usize,
@@ -115,13 +119,15 @@ impl PathSearch {
         }
         let mut head = 0;
         while head < self.queue.len() {
-            // One level of the tree at a time: first start fetching every bucket the level's
-            // fingerprints could move to, so that their cache misses overlap, then examine them.
+            // One level of the tree at a time, fetching the buckets the level's fingerprints could
+            // move to a few nodes ahead of the one examined, so that their cache misses overlap.
             let level_end = self.queue.len();
-            for node in &self.queue[head..level_end] {
-                prefetch_alternates(table, node.bucket);
-            }
+            let mut fetched = head;
             while head < level_end {
+                while fetched < level_end.min(head + NODES_FETCHED_AHEAD) {
+                    prefetch_alternates(table, self.queue[fetched].bucket);
+                    fetched += 1;
+                }
                 let node = self.queue[head];
                 for (slot, fingerprint) in table.fingerprints(node.bucket).enumerate() {
                     let target = table.addressing().alternate(node.bucket, fingerprint);

@@ -20,7 +20,9 @@ use crate::table::{Storage, StorageMut, Table};
 const ROOT: u32 = u32::MAX;
 
 /// How many nodes of a level ahead of the one examined the search has started fetching the
-/// alternate buckets of.
+/// alternate buckets of. Not the whole level: most searches end a few nodes into one, and
+/// fetching every node's first (a fill of 10^6 keys) worked out 1.21 million alternates for
+/// 446,000 slots examined.
 const NODES_FETCHED_AHEAD: usize = 4;
 
 #[derive(Clone, Copy, Debug)]

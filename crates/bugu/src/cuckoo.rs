@@ -60,25 +60,10 @@ impl Clone for PathSearch {
 
 impl PathSearch {
     /// Stores `fingerprint` in one of its candidate buckets `b1`, `b2` (`b2` the alternate of
-    /// `b1`), moving other fingerprints if both are full. Returns `false`, with the table
-    /// unchanged, when no path exists among the first `limit` buckets searched. Inlined: out of
-    /// line, it saved six registers on every insert to keep its arguments for the search.
-    #[inline]
-    pub(crate) fn insert(
-        &mut self,
-        table: &mut Table,
-        fingerprint: u32,
-        (b1, b2): (usize, usize),
-        limit: usize,
-    ) -> bool {
-        // The emptier bucket takes it (ties: the primary): balanced buckets stay below full
-        // longer, so fewer inserts near capacity need the path search.
-        table.store_in_emptier(fingerprint, b1, b2)
-            || self.insert_by_moves(table, fingerprint, (b1, b2), limit)
-    }
-
-    /// [`insert`](Self::insert) once both candidate buckets are full. Out of line: inlined, the
-    /// search made every insert save and restore six registers.
+    /// `b1`) once both are full (the first step, `Table::store_in_emptier`, found no room), by
+    /// moving other fingerprints. Returns `false`, with the table unchanged, when no path exists
+    /// among the first `limit` buckets searched. Out of line: inlined, the search made every
+    /// insert save and restore six registers.
     #[inline(never)]
     pub(crate) fn insert_by_moves(
         &mut self,

@@ -343,17 +343,29 @@ impl<S: AsRef<[u8]>> Filter for CuckooFilterIn<S> {
 impl CuckooFilter {
     /// Stores a located fingerprint (see [`FilterMut::insert_hash`]).
     #[inline]
-    fn insert_located(&mut self, (fingerprint, b1, b2): (u32, usize, usize)) -> Result<(), InsertError> {
-        let limit = self.config.eviction_limit;
-        if self.search.insert(&mut self.table, fingerprint, (b1, b2), limit) {
-            self.len += 1;
-            return Ok(());
-        }
-        Err(self.no_path((fingerprint, b1, b2)))
+    fn insert_located(
+        &mut self,
+        located @ (fingerprint, b1, b2): (u32, usize, usize),
+    ) -> Result<(), InsertError> {
+        let first_step = if self.table.store_in_emptier(fingerprint, b1, b2) { Ok(()) } else { Err(located) };
+        self.after_first_step(first_step)
     }
 
-    /// [`insert_located`](Self::insert_located) once both buckets are known to be full: the path
-    /// search. Out of line, so that the common insert keeps its registers.
+    /// Finishes an insert whose first step (`Table::store_in_emptier` and the like) stored the
+    /// fingerprint, or gave back its located place because both buckets are full.
+    #[inline(always)]
+    fn after_first_step(&mut self, first_step: Result<(), (u32, usize, usize)>) -> Result<(), InsertError> {
+        match first_step {
+            Ok(()) => {
+                self.len += 1;
+                Ok(())
+            }
+            Err(located) => self.insert_by_moves(located),
+        }
+    }
+
+    /// An insert once both buckets are known to be full: the path search. Out of line, so that
+    /// the common insert keeps its registers.
     #[inline(never)]
     fn insert_by_moves(
         &mut self,
@@ -391,16 +403,10 @@ impl CuckooFilter {
                     PathSearch::prefetch_for_insert(&filter.table, (b1, b2));
                 }
             },
-            |filter, _, located @ (fingerprint, b1, b2)| {
-                // SAFETY: `locate_and_prefetch` locates by the table's addressing, whose buckets
-                // are below the table's count.
-                let stored = unsafe { filter.table.store_in_emptier_unchecked(fingerprint, b1, b2) };
-                results.push(if stored {
-                    filter.len += 1;
-                    Ok(())
-                } else {
-                    filter.insert_by_moves(located)
-                });
+            |filter, _, located| {
+                // SAFETY: `locate_and_prefetch` locates by the table's addressing.
+                let first_step = unsafe { filter.table.store_located_in_emptier(located) };
+                results.push(filter.after_first_step(first_step));
             },
         );
         results
@@ -410,13 +416,8 @@ impl CuckooFilter {
 impl FilterMut for CuckooFilter {
     #[inline]
     fn insert_hash(&mut self, hash: u64) -> Result<(), InsertError> {
-        match self.table.store_hash_in_emptier(hash) {
-            Ok(()) => {
-                self.len += 1;
-                Ok(())
-            }
-            Err(located) => self.insert_by_moves(located),
-        }
+        let first_step = self.table.store_hash_in_emptier(hash);
+        self.after_first_step(first_step)
     }
 
     /// Locates the hash once for both the presence check and the insert.

@@ -80,8 +80,16 @@ impl HashFunction {
     }
 
     /// The function a persisted id names, if any.
-    pub fn from_id(id: u8) -> Option<Self> {
-        Self::ALL.into_iter().find(|function| function.id() == id)
+    pub const fn from_id(id: u8) -> Option<Self> {
+        // A loop over `ALL`, not an iterator, so that it stays a `const fn`.
+        let mut i = 0;
+        while i < Self::ALL.len() {
+            if Self::ALL[i].id() == id {
+                return Some(Self::ALL[i]);
+            }
+            i += 1;
+        }
+        None
     }
 
     /// A short name for reports: what `bugu info` shows and `bugu create --hash` takes.

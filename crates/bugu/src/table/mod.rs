@@ -340,26 +340,34 @@ impl<S: StorageMut> Table<S> {
     /// 0.698 (0.663-0.698).
     #[inline(always)]
     pub(crate) fn store_hash_in_emptier(&mut self, hash: u64) -> Result<(), (u32, usize, usize)> {
-        let located @ (fingerprint, b1, b2) = self.addressing.locate(hash);
-        // SAFETY: `Addressing::locate` gives buckets below the count it was built with, this
-        // table's `buckets`.
+        let located = self.addressing.locate(hash);
+        // SAFETY: located by the table's own addressing.
+        unsafe { self.store_located_in_emptier(located) }
+    }
+
+    /// [`store_hash_in_emptier`](Self::store_hash_in_emptier) for an item already located:
+    /// batched inserts locate theirs a block ahead (6 fewer instructions per insert than through
+    /// the checked step).
+    ///
+    /// # Safety
+    /// `located` comes from this table's [`addressing`](Self::addressing), which gives buckets
+    /// below the count it was built with, this table's `buckets`.
+    #[inline(always)]
+    pub(crate) unsafe fn store_located_in_emptier(
+        &mut self,
+        located @ (fingerprint, b1, b2): (u32, usize, usize),
+    ) -> Result<(), (u32, usize, usize)> {
+        // SAFETY: the caller's guarantee.
         if unsafe { self.store_in_emptier_unchecked(fingerprint, b1, b2) } { Ok(()) } else { Err(located) }
     }
 
-    /// The step both entry points share: the default geometry's code inline, the others' through
-    /// [`STORES`](Self::STORES) (which check the buckets once more, off the default path).
-    /// Batched inserts, which locate their items by the table's addressing a block ahead, call it
-    /// directly (6 fewer instructions per insert than through the checked step).
+    /// The step every entry point shares: the default geometry's code inline, the others'
+    /// through [`STORES`](Self::STORES) (which check the buckets once more, off the default path).
     ///
     /// # Safety
     /// `b1` and `b2` are below [`buckets`](Self::buckets).
     #[inline(always)]
-    pub(crate) unsafe fn store_in_emptier_unchecked(
-        &mut self,
-        fingerprint: u32,
-        b1: usize,
-        b2: usize,
-    ) -> bool {
+    unsafe fn store_in_emptier_unchecked(&mut self, fingerprint: u32, b1: usize, b2: usize) -> bool {
         if self.kind == DEFAULT_KIND {
             // SAFETY: the op visits `b1` and `b2` only, below `buckets` by the caller's guarantee;
             // the table's kind is `DEFAULT_KIND`.

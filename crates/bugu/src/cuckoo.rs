@@ -14,7 +14,7 @@
 //! fingerprint to the first one's alternate bucket. The search queue is kept between inserts so
 //! that no insert allocates once it has warmed up.
 
-use crate::table::{Storage, StorageMut, Table};
+use crate::table::{BucketOp, MAX_LANES, Matcher, Storage, StorageMut, Table};
 
 /// Marks a root node (a candidate bucket of the new fingerprint).
 const ROOT: u32 = u32::MAX;
@@ -86,20 +86,32 @@ impl PathSearch {
     /// search examines first. Batched inserts call it a few items ahead.
     #[inline]
     pub(crate) fn prefetch_for_insert<S: Storage>(table: &Table<S>, (b1, b2): (usize, usize)) {
-        if table.find(b1, 0).is_none() && table.find(b2, 0).is_none() {
-            prefetch_alternates(table, b1);
-            prefetch_alternates(table, b2);
-        }
+        table.probe(PrefetchForInsert { table, buckets: [b1, b2] });
     }
 
     /// Breadth-first search from both (full) candidate buckets for a [`Path`] to a free slot. It
-    /// only reads the table.
+    /// only reads the table. The search is compiled for each geometry (the table dispatches on
+    /// its geometry once per search): a bucket's fingerprints come from one load of the bucket,
+    /// and a free slot is looked for with the geometry's masks as constants.
     pub(crate) fn search<S: Storage>(
         &mut self,
         table: &Table<S>,
+        roots: (usize, usize),
+        limit: usize,
+    ) -> Option<Path> {
+        table.probe(Search { search: self, table, roots, limit })
+    }
+
+    /// [`search`](Self::search) with the buckets read through `buckets`, the table's matcher.
+    #[inline(always)]
+    fn search_with<S: Storage, M: Matcher>(
+        &mut self,
+        table: &Table<S>,
+        buckets: &M,
         (b1, b2): (usize, usize),
         limit: usize,
     ) -> Option<Path> {
+        let addressing = table.addressing();
         self.queue.clear();
         for bucket in [b1, b2] {
             self.queue.push(Node { bucket, parent: ROOT, via_slot: 0 });
@@ -112,16 +124,17 @@ impl PathSearch {
             let mut fetched = head;
             while head < level_end {
                 while fetched < level_end.min(head + NODES_FETCHED_AHEAD) {
-                    prefetch_alternates(table, self.queue[fetched].bucket);
+                    prefetch_alternates(table, buckets, self.queue[fetched].bucket);
                     fetched += 1;
                 }
                 let node = self.queue[head];
-                for (slot, fingerprint) in table.fingerprints(node.bucket).enumerate() {
-                    let target = table.addressing().alternate(node.bucket, fingerprint);
+                let fingerprints = buckets.fingerprints(node.bucket);
+                for (slot, &fingerprint) in fingerprints[..buckets.slots()].iter().enumerate() {
+                    let target = addressing.alternate(node.bucket, fingerprint);
                     if target == b1 || target == b2 || self.on_path(head, target) {
                         continue;
                     }
-                    if let Some(free) = table.find(target, 0) {
+                    if let Some(free) = buckets.slot(buckets.matches(target, 0)) {
                         return Some(Path { end: head, slot, target, free });
                     }
                     if self.queue.len() < limit {
@@ -206,11 +219,47 @@ impl PathSearch {
     }
 }
 
-/// Starts fetching the alternate bucket of every fingerprint in `bucket`: where the path search
-/// looks after `bucket`.
-#[inline]
-fn prefetch_alternates<S: Storage>(table: &Table<S>, bucket: usize) {
-    for fingerprint in table.fingerprints(bucket) {
+/// [`PathSearch::search`] as an operation on the table's buckets.
+struct Search<'a, S> {
+    search: &'a mut PathSearch,
+    table: &'a Table<S>,
+    roots: (usize, usize),
+    limit: usize,
+}
+
+impl<S: Storage> BucketOp for Search<'_, S> {
+    type Output = Option<Path>;
+    #[inline(always)]
+    fn on_words<M: Matcher>(self, buckets: &M) -> Option<Path> {
+        self.search.search_with(self.table, buckets, self.roots, self.limit)
+    }
+}
+
+/// [`PathSearch::prefetch_for_insert`] as an operation on the table's buckets.
+struct PrefetchForInsert<'a, S> {
+    table: &'a Table<S>,
+    buckets: [usize; 2],
+}
+
+impl<S: Storage> BucketOp for PrefetchForInsert<'_, S> {
+    type Output = ();
+    #[inline(always)]
+    fn on_words<M: Matcher>(self, buckets: &M) {
+        let [b1, b2] = self.buckets;
+        let is_full = |bucket| buckets.slot(buckets.matches(bucket, 0)).is_none();
+        if is_full(b1) && is_full(b2) {
+            prefetch_alternates(self.table, buckets, b1);
+            prefetch_alternates(self.table, buckets, b2);
+        }
+    }
+}
+
+/// Starts fetching the alternate bucket of every fingerprint in `bucket` (read through
+/// `buckets`, the table's matcher): where the path search looks after `bucket`.
+#[inline(always)]
+fn prefetch_alternates<S: Storage, M: Matcher>(table: &Table<S>, buckets: &M, bucket: usize) {
+    let fingerprints: [u32; MAX_LANES] = buckets.fingerprints(bucket);
+    for &fingerprint in &fingerprints[..buckets.slots()] {
         table.prefetch(table.addressing().alternate(bucket, fingerprint));
     }
 }

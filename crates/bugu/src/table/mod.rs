@@ -35,7 +35,8 @@ mod swar;
 use crate::hash::Addressing;
 use storage::Region;
 pub(crate) use storage::{Storage, StorageMut};
-use swar::{Lanes, Matcher, Windowed, Word};
+use swar::{Lanes, Slotwise, Windowed, Word};
+pub(crate) use swar::{MAX_LANES, Matcher};
 
 /// Bytes after the packed buckets so that a 16-byte window load at the last bucket is in bounds.
 pub(crate) const PADDING: usize = 16;
@@ -633,9 +634,8 @@ impl<S: Storage> Table<S> {
     }
 
     /// A bucket's fingerprints in slot order (0 for an empty slot), a semi-sorted bucket decoded
-    /// once: a path search reads every slot of each bucket it visits, and decoding a semi-sorted
-    /// bucket for each slot made `get` a quarter of a semi-sorted insert's instructions. (Plain
-    /// slots are still read one by one: filling an array first cost plain inserts 10%.)
+    /// once, for any geometry: what inspection reads. (The path search reads buckets through
+    /// its geometry's [`Matcher::fingerprints`], one load a bucket.)
     #[inline]
     pub(crate) fn fingerprints(&self, bucket: usize) -> impl Iterator<Item = u32> + '_ {
         let decoded = self.is_semi_sorted().then(|| self.decoded(bucket));
@@ -661,7 +661,7 @@ impl<S: Storage> Table<S> {
     /// Runs a bucket operation with the word type, lane masks and window loader of this table's
     /// geometry; every load is bounds-checked.
     #[inline(always)]
-    fn probe<Op: BucketOp>(&self, op: Op) -> Op::Output {
+    pub(crate) fn probe<Op: BucketOp>(&self, op: Op) -> Op::Output {
         self.probe_with::<ANY_GEOMETRY, Op>(op, Checked(&self.bytes))
     }
 
@@ -954,8 +954,9 @@ impl<R: Region> Loads for InRange<R> {
 }
 
 /// An operation on buckets, written once for every geometry: [`Table::probe`] supplies the
-/// table's [`Matcher`] (or slot access when a bucket fits no word).
-trait BucketOp {
+/// table's [`Matcher`] (or slot access when a bucket fits no word), and the operation's code is
+/// compiled for each geometry's matcher.
+pub(crate) trait BucketOp {
     type Output;
     fn on_words<M: Matcher>(self, matcher: &M) -> Self::Output;
     /// As [`on_words`](Self::on_words), for semi-sorted buckets: a write to one of them re-encodes
@@ -967,7 +968,15 @@ trait BucketOp {
     {
         self.on_words(matcher)
     }
-    fn on_slots(self, slots: usize, get: impl Fn(usize, usize) -> u32) -> Self::Output;
+    /// As [`on_words`](Self::on_words), for buckets that fit no word, read slot by slot with
+    /// `get(bucket, slot)`: by default through a matcher that does just that.
+    #[inline(always)]
+    fn on_slots(self, slots: usize, get: impl Fn(usize, usize) -> u32) -> Self::Output
+    where
+        Self: Sized,
+    {
+        self.on_words(&Slotwise::new(slots, get))
+    }
 }
 
 struct Find {
@@ -980,9 +989,6 @@ impl BucketOp for Find {
     #[inline(always)]
     fn on_words<M: Matcher>(self, matcher: &M) -> Option<usize> {
         matcher.slot(matcher.matches(self.bucket, self.fingerprint))
-    }
-    fn on_slots(self, slots: usize, get: impl Fn(usize, usize) -> u32) -> Option<usize> {
-        (0..slots).position(|slot| get(self.bucket, slot) == self.fingerprint)
     }
 }
 
@@ -1003,11 +1009,6 @@ impl BucketOp for FindEither {
         let flags = if second { found2 } else { found1 };
         matcher.slot(flags).map(|slot| (select_without_branch(second, b1, b2), slot))
     }
-    fn on_slots(self, slots: usize, get: impl Fn(usize, usize) -> u32) -> Option<(usize, usize)> {
-        self.buckets.into_iter().find_map(|bucket| {
-            (0..slots).position(|slot| get(bucket, slot) == self.fingerprint).map(|slot| (bucket, slot))
-        })
-    }
 }
 
 struct Count {
@@ -1020,9 +1021,6 @@ impl BucketOp for Count {
     #[inline(always)]
     fn on_words<M: Matcher>(self, matcher: &M) -> usize {
         matcher.count(matcher.matches(self.bucket, self.fingerprint)) as usize
-    }
-    fn on_slots(self, slots: usize, get: impl Fn(usize, usize) -> u32) -> usize {
-        (0..slots).filter(|&slot| get(self.bucket, slot) == self.fingerprint).count()
     }
 }
 
@@ -1046,12 +1044,6 @@ impl BucketOp for FreeSlotInEmptier {
         let bucket = select_without_branch(second, b1, b2);
         let flags = if second { free2 } else { free1 };
         matcher.slot(flags).map(|slot| (bucket, slot))
-    }
-    fn on_slots(self, slots: usize, get: impl Fn(usize, usize) -> u32) -> Option<(usize, usize)> {
-        let free = |bucket| (0..slots).filter(|&slot| get(bucket, slot) == 0).count();
-        let [b1, b2] = self.buckets;
-        let bucket = if free(b2) > free(b1) { b2 } else { b1 };
-        (0..slots).position(|slot| get(bucket, slot) == 0).map(|slot| (bucket, slot))
     }
 }
 
@@ -1246,6 +1238,25 @@ mod tests {
     /// The layouts that writes compiled per geometry run on (plain buckets of 2, 4 or 8 slots,
     /// semi-sorted ones), at widths whose slots fall on and across byte and word boundaries, in
     /// small tables.
+    /// A bucket's fingerprints as its geometry's matcher lists them (`Matcher::fingerprints`):
+    /// what the path search reads. Checked against `get`, slot by slot, below.
+    struct Listed(usize);
+
+    impl BucketOp for Listed {
+        type Output = (usize, [u32; MAX_LANES]);
+        fn on_words<M: Matcher>(self, matcher: &M) -> Self::Output {
+            (matcher.slots(), matcher.fingerprints(self.0))
+        }
+    }
+
+    /// [`Listed`], checked to list `slots` slots in `get`'s order with zeros after them.
+    fn listed_as_get(table: &Table, bucket: usize) -> bool {
+        let (slots, listed) = table.probe(Listed(bucket));
+        let expected: Vec<u32> =
+            (0..MAX_LANES).map(|slot| if slot < slots { table.get(bucket, slot) } else { 0 }).collect();
+        slots == table.slots() && listed[..] == expected[..]
+    }
+
     fn small_geometries() -> impl Strategy<Value = Geometry> {
         (
             prop::sample::select(vec![(2usize, false), (4, false), (8, false), (4, true)]),
@@ -1425,6 +1436,7 @@ mod tests {
                     for (slot, &fp) in expected.iter().enumerate() {
                         prop_assert_eq!(table.get(bucket, slot), fp);
                     }
+                    prop_assert!(listed_as_get(&table, bucket));
                     let other = (bucket + 1) % buckets;
                     let free = |b: usize| model[b].iter().filter(|&&x| x == 0).count();
                     let emptier = if free(other) > free(bucket) { other } else { bucket };
@@ -1464,6 +1476,7 @@ mod tests {
                     stored.sort_unstable();
                     wanted.sort_unstable();
                     prop_assert_eq!(&stored, &wanted);
+                    prop_assert!(listed_as_get(&table, bucket));
                     let other = (bucket + 1) % buckets;
                     let free = |b: usize| model[b].iter().filter(|&&x| x == 0).count();
                     let emptier = if free(other) > free(bucket) { other } else { bucket };

@@ -11,7 +11,7 @@
 //! version there is no width with a special case (its issue #34: false negatives at 5, 7 and 9
 //! bits), and the tests cover every width.
 
-use super::swar::{Lanes, Matcher, Word};
+use super::swar::{Lanes, MAX_LANES, Matcher, Word};
 
 /// Slots per semi-sorted bucket: the scheme is defined for 4.
 pub(crate) const SLOTS: usize = 4;
@@ -161,6 +161,20 @@ impl<F: Fn(usize) -> u64> Sorted13<F> {
 impl<F: Fn(usize) -> u64> Matcher for Sorted13<F> {
     type Word = u64;
     #[inline(always)]
+    fn slots(&self) -> usize {
+        SLOTS
+    }
+    #[inline(always)]
+    fn fingerprints(&self, bucket: usize) -> [u32; MAX_LANES] {
+        let stored = (self.window)(bucket);
+        let nibbles = DECODE[stored as usize & ((1 << CODE_BITS) - 1)] as u32;
+        let highs = Lanes::new(SLOTS, Self::HIGH_BITS).values(stored >> CODE_BITS);
+        std::array::from_fn(|k| match k < SLOTS {
+            true => highs[k] << 4 | (nibbles >> (4 * k)) & 0xF,
+            false => 0,
+        })
+    }
+    #[inline(always)]
     fn matches(&self, bucket: usize, fingerprint: u32) -> u64 {
         let stored = (self.window)(bucket);
         let (highs, nibbles) = (Lanes::new(SLOTS, Self::HIGH_BITS), Lanes::new(SLOTS, 4));
@@ -228,6 +242,7 @@ mod tests {
             prop_assert_eq!(flags.count_ones() as usize, lanes.iter().filter(|&&fp| fp == probe).count());
             prop_assert_eq!(matcher.slot(flags), lanes.iter().position(|&fp| fp == probe));
             prop_assert_eq!(matcher.count(flags), flags.count_ones());
+            prop_assert_eq!(&matcher.fingerprints(0)[..], &[lanes[0], lanes[1], lanes[2], lanes[3], 0, 0, 0, 0][..]);
         }
 
         #[test]

@@ -116,7 +116,11 @@ pub(crate) struct Lanes<W> {
     /// The top bit of every lane.
     top: W,
     bits: u32,
+    count: u32,
 }
+
+/// The most lanes [`Lanes::values`] reads: the largest bucket there is.
+pub(crate) const MAX_LANES: usize = 8;
 
 impl<W: Word> Lanes<W> {
     #[inline(always)]
@@ -128,7 +132,32 @@ impl<W: Word> Lanes<W> {
             top |= 1 << (lane * bits + bits - 1);
         }
         let body = low.wrapping_mul((1u128 << (bits - 1)) - 1);
-        Lanes { low: W::from_u128(low), body: W::from_u128(body), top: W::from_u128(top), bits }
+        Lanes {
+            low: W::from_u128(low),
+            body: W::from_u128(body),
+            top: W::from_u128(top),
+            bits,
+            count: lanes as u32,
+        }
+    }
+
+    /// How many lanes there are.
+    #[inline(always)]
+    pub(crate) fn count(&self) -> usize {
+        self.count as usize
+    }
+
+    /// The value of each lane of `word`, lane `k` at index `k`; 0 past the last lane.
+    #[inline(always)]
+    pub(crate) fn values(&self, word: W) -> [u32; MAX_LANES] {
+        debug_assert!(self.count() <= MAX_LANES);
+        let mask = (1u64 << self.bits) - 1;
+        let mut values = [0; MAX_LANES];
+        // A plain loop: `array::from_fn` was not always inlined.
+        for (k, value) in values.iter_mut().enumerate().take(self.count()) {
+            *value = ((word >> (k as u32 * self.bits)).low_u64() & mask) as u32;
+        }
+        values
     }
 
     /// Top bit set in every lane of `word` that is zero; all other bits clear.
@@ -179,11 +208,17 @@ impl<W: Word> Lanes<W> {
     }
 }
 
-/// Finds a fingerprint in a bucket: a word with one flag bit for every slot that holds it. How the
-/// bits are laid out is the matcher's business; [`slot`](Matcher::slot) maps a flag back to its
-/// slot. The bucket operations of the table are written once against this trait.
+/// Reads the buckets of one geometry. Finds a fingerprint in a bucket: a word with one flag bit
+/// for every slot that holds it. How the bits are laid out is the matcher's business;
+/// [`slot`](Matcher::slot) maps a flag back to its slot. And lists a bucket's fingerprints. The
+/// bucket operations of the table are written once against this trait.
 pub(crate) trait Matcher {
     type Word: Word;
+    /// Slots per bucket.
+    fn slots(&self) -> usize;
+    /// The fingerprint in each slot of `bucket` (0 if empty), slot `k` at index `k`, from one
+    /// load of the bucket; 0 past the last slot.
+    fn fingerprints(&self, bucket: usize) -> [u32; MAX_LANES];
     /// The flags of the slots of `bucket` that hold `fingerprint` (none: zero).
     fn matches(&self, bucket: usize, fingerprint: u32) -> Self::Word;
     /// Not zero exactly when some slot of `bucket` holds `fingerprint`; its bits need not be
@@ -215,6 +250,14 @@ impl<W: Word, F: Fn(usize) -> W> Windowed<W, F> {
 impl<W: Word, F: Fn(usize) -> W> Matcher for Windowed<W, F> {
     type Word = W;
     #[inline(always)]
+    fn slots(&self) -> usize {
+        self.lanes.count()
+    }
+    #[inline(always)]
+    fn fingerprints(&self, bucket: usize) -> [u32; MAX_LANES] {
+        self.lanes.values((self.window)(bucket))
+    }
+    #[inline(always)]
     fn matches(&self, bucket: usize, fingerprint: u32) -> W {
         self.lanes.matching_lanes((self.window)(bucket), fingerprint)
     }
@@ -229,6 +272,42 @@ impl<W: Word, F: Fn(usize) -> W> Matcher for Windowed<W, F> {
     #[inline(always)]
     fn count(&self, flags: W) -> u32 {
         self.lanes.count_flagged(flags)
+    }
+}
+
+/// The matcher of buckets that fit no word, read slot by slot through `get(bucket, slot)`: flag
+/// `k` is bit `k`.
+pub(crate) struct Slotwise<G> {
+    slots: usize,
+    get: G,
+}
+
+impl<G: Fn(usize, usize) -> u32> Slotwise<G> {
+    #[inline(always)]
+    pub(crate) fn new(slots: usize, get: G) -> Self {
+        debug_assert!(slots <= MAX_LANES);
+        Slotwise { slots, get }
+    }
+}
+
+impl<G: Fn(usize, usize) -> u32> Matcher for Slotwise<G> {
+    type Word = u64;
+    fn slots(&self) -> usize {
+        self.slots
+    }
+    fn fingerprints(&self, bucket: usize) -> [u32; MAX_LANES] {
+        std::array::from_fn(|slot| if slot < self.slots { (self.get)(bucket, slot) } else { 0 })
+    }
+    fn matches(&self, bucket: usize, fingerprint: u32) -> u64 {
+        (0..self.slots)
+            .filter(|&slot| (self.get)(bucket, slot) == fingerprint)
+            .fold(0, |flags, slot| flags | 1 << slot)
+    }
+    fn slot(&self, flags: u64) -> Option<usize> {
+        (flags != 0).then(|| flags.trailing_zeros() as usize)
+    }
+    fn count(&self, flags: u64) -> u32 {
+        flags.count_ones()
     }
 }
 

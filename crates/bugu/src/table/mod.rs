@@ -656,16 +656,11 @@ impl<S: Storage> Table<S> {
         ((window >> (bit % 8)) & self.slot_mask()) as u32
     }
 
-    /// A bucket's fingerprints in slot order (0 for an empty slot), a semi-sorted bucket decoded
-    /// once, for any geometry: what inspection reads. (The path search reads buckets through
-    /// its geometry's [`Matcher::fingerprints`], one load a bucket.)
-    #[inline]
-    pub(crate) fn fingerprints(&self, bucket: usize) -> impl Iterator<Item = u32> + '_ {
-        let decoded = self.is_semi_sorted().then(|| self.decoded(bucket));
-        (0..self.slots).map(move |slot| match decoded {
-            Some(fingerprints) => fingerprints[slot],
-            None => self.get_plain(bucket, slot),
-        })
+    /// A bucket's fingerprints in slot order (0 for an empty slot), as its geometry's matcher
+    /// lists them ([`Matcher::fingerprints`], what the path search reads): for inspection.
+    pub(crate) fn fingerprints(&self, bucket: usize) -> impl Iterator<Item = u32> {
+        let (slots, fingerprints) = self.probe(ListFingerprints(bucket));
+        fingerprints.into_iter().take(slots)
     }
 
     /// The bucket's lanes, shifted down so that lane 0 starts at bit 0 (bits above are garbage).
@@ -992,6 +987,18 @@ pub(crate) trait BucketOp {
     }
 }
 
+/// A bucket's fingerprints as its geometry's matcher lists them: the slot count, and the
+/// fingerprints (0 past the last slot).
+struct ListFingerprints(usize);
+
+impl BucketOp for ListFingerprints {
+    type Output = (usize, [u32; MAX_LANES]);
+    #[inline(always)]
+    fn on_words<M: Matcher>(self, matcher: &M) -> Self::Output {
+        (matcher.slots(), matcher.fingerprints(self.0))
+    }
+}
+
 struct Find {
     bucket: usize,
     fingerprint: u32,
@@ -1248,20 +1255,10 @@ mod tests {
         }
     }
 
-    /// A bucket's fingerprints as its geometry's matcher lists them (`Matcher::fingerprints`):
-    /// what the path search reads. Checked against `get`, slot by slot, below.
-    struct Listed(usize);
-
-    impl BucketOp for Listed {
-        type Output = (usize, [u32; MAX_LANES]);
-        fn on_words<M: Matcher>(self, matcher: &M) -> Self::Output {
-            (matcher.slots(), matcher.fingerprints(self.0))
-        }
-    }
-
-    /// [`Listed`], checked to list `slots` slots in `get`'s order with zeros after them.
+    /// [`ListFingerprints`] (`Matcher::fingerprints`, what the path search reads), checked to
+    /// list `slots` slots in `get`'s order with zeros after them.
     fn listed_as_get(table: &Table, bucket: usize) -> bool {
-        let (slots, listed) = table.probe(Listed(bucket));
+        let (slots, listed) = table.probe(ListFingerprints(bucket));
         let expected: Vec<u32> =
             (0..MAX_LANES).map(|slot| if slot < slots { table.get(bucket, slot) } else { 0 }).collect();
         slots == table.slots() && listed[..] == expected[..]

@@ -26,7 +26,7 @@ use std::hash::Hash;
 use std::io;
 use std::path::Path;
 
-use crate::batch::{in_blocks, nothing_ahead};
+use crate::batch::{in_blocks, located_ahead};
 use crate::config::{Builder, Config, filter_parameters};
 use crate::cuckoo::PathSearch;
 use crate::error::{ConfigError, InsertError};
@@ -405,14 +405,12 @@ impl Filter for ConcurrentFilter {
         self.count_located(self.addressing().locate(hash))
     }
 
-    /// Pipelined as [`CuckooFilter`]'s batches are: each item's buckets are fetched a block of 16
+    /// Pipelined as [`CuckooFilter`]'s batches are: each item's buckets are fetched 16
     /// items ahead; each answer is read as [`contains_hash`](Self::contains_hash) reads it.
     fn contains_hash_batch(&self, hashes: &[u64]) -> Vec<bool> {
         let mut found = vec![false; hashes.len()];
-        let locate = |_: &[bool], &hash: &u64| self.shared.racy().locate_and_prefetch(hash);
-        in_blocks(&mut found[..], hashes, locate, nothing_ahead, |found, i, located| {
-            found[i] = self.contains_located(located);
-        });
+        let locate = |&hash: &u64| self.shared.racy().locate_and_prefetch(hash);
+        located_ahead(hashes, &mut found, locate, |located| self.contains_located(located));
         found
     }
 }

@@ -179,8 +179,19 @@ impl Probe {
         })
     }
 
+    /// Bytes a bucket takes and bytes its probe loads, for a geometry code is compiled for (one of
+    /// [`FIXED_PROBES`], whose buckets are all whole bytes): what a prefetch needs.
+    const fn fixed_layout(self) -> Option<(usize, usize)> {
+        let bucket_bits = match (self, self.fixed_shape()) {
+            (Probe::SemiSorted13, _) => 4 * 13 - 4,
+            (_, Some((slots, bits))) => slots * bits as usize,
+            (_, None) => return None,
+        };
+        if bucket_bits % 8 == 0 { Some((bucket_bits / 8, self.window_bytes())) } else { None }
+    }
+
     /// Bytes a probe loads from the start of a bucket.
-    fn window_bytes(self) -> usize {
+    const fn window_bytes(self) -> usize {
         match self {
             Probe::Slots8Bits12 | Probe::Slots8Bits16 | Probe::Word128(_) | Probe::Bytes128(..) => 16,
             Probe::SemiSorted128(_) => 16,
@@ -775,10 +786,24 @@ impl<S: Storage> Table<S> {
     /// Lookups in batches issue these for upcoming items while probing the current one.
     #[inline(always)]
     pub(crate) fn prefetch(&self, bucket: usize) {
-        let first = self.bytes.address(bucket * self.bucket_bits / 8);
+        self.prefetch_as::<ANY_GEOMETRY>(bucket);
+    }
+
+    /// [`prefetch`](Self::prefetch) compiled for the geometry of `KIND` (which must be the
+    /// table's, or [`ANY_GEOMETRY`]): a known geometry's offsets take an `lea` or a shift
+    /// instead of a multiplication by a width read from the table.
+    #[inline(always)]
+    fn prefetch_as<const KIND: Kind>(&self, bucket: usize) {
+        debug_assert!(KIND == ANY_GEOMETRY || KIND == self.kind());
+        let fixed = if KIND == ANY_GEOMETRY { None } else { FIXED_PROBES[KIND as usize - 1].fixed_layout() };
+        let (offset, window_bytes) = match fixed {
+            Some((bucket_bytes, window_bytes)) => (bucket * bucket_bytes, window_bytes),
+            None => (bucket * self.bucket_bits / 8, self.window_bytes),
+        };
+        let first = self.bytes.address(offset);
         // The probe's window load reads 8 bytes from there (16 for wide buckets); about one
         // window in ten ends in the next cache line, which the load then needs too.
-        let last = first.wrapping_add(self.window_bytes - 1);
+        let last = first.wrapping_add(window_bytes - 1);
         for address in [first, last] {
             // SAFETY: SSE is part of the x86_64 baseline, and a prefetch is only a hint: it never
             // faults and never reads into the program, whatever the address.
@@ -858,27 +883,53 @@ impl<S: Storage> Table<S> {
     /// pipelined operation does a block of [`LOOKAHEAD`](crate::batch::LOOKAHEAD) items early.
     #[inline(always)]
     pub(crate) fn locate_and_prefetch(&self, hash: u64) -> (u32, usize, usize) {
+        self.locate_and_prefetch_as::<ANY_GEOMETRY>(hash)
+    }
+
+    /// [`locate_and_prefetch`](Self::locate_and_prefetch) compiled for the geometry of `KIND`
+    /// (see [`prefetch_as`](Self::prefetch_as)).
+    #[inline(always)]
+    fn locate_and_prefetch_as<const KIND: Kind>(&self, hash: u64) -> (u32, usize, usize) {
         let located @ (_, b1, b2) = self.addressing.locate(hash);
-        self.prefetch(b1);
-        self.prefetch(b2);
+        self.prefetch_as::<KIND>(b1);
+        self.prefetch_as::<KIND>(b2);
         located
     }
 
-    /// [`contains_hash`](Self::contains_hash) for each item's hash, in order, pipelined in blocks
-    /// of [`LOOKAHEAD`](crate::batch::LOOKAHEAD) items: a block is hashed, located and its buckets
-    /// prefetched while the block before it is probed. The geometry is dispatched once for the
-    /// whole run, so each loop's body is the bare kernel; the loops are plain loops over arrays
-    /// (an iterator pipeline, hashing inside a ring's refill, took 160 instructions per item
-    /// against 79 one by one). Loads are checked once for the whole run, as
-    /// [`contains_hash`](Self::contains_hash)'s are once per lookup.
+    /// [`contains_hash`](Self::contains_hash) for each item's hash, in order, pipelined
+    /// ([`located_ahead`](crate::batch::located_ahead)): each item is hashed, located and its
+    /// buckets prefetched [`LOOKAHEAD`](crate::batch::LOOKAHEAD) items before it is probed. The
+    /// geometry is dispatched once for the whole run, so the loop's body is the bare kernel, and
+    /// loads are checked once for the whole run, as [`contains_hash`](Self::contains_hash)'s are
+    /// once per lookup. The default geometry's run is compiled for it alone, as its lookup is:
+    /// its prefetches then compute a bucket's address with an `lea` instead of a multiplication
+    /// by the width the table holds (73 instead of 98 instructions a lookup, with the ring of
+    /// `located_ahead`, measured in `compare`'s batched row; `docs/bench/README.md`).
     pub(crate) fn contains_pipelined<T>(&self, items: &[T], hash: impl Fn(&T) -> u64) -> Vec<bool> {
+        if self.kind == DEFAULT_KIND {
+            // SAFETY: the table's kind is `DEFAULT_KIND`.
+            unsafe { self.contains_pipelined_as::<DEFAULT_KIND, T>(items, hash) }
+        } else {
+            // SAFETY: code for `ANY_GEOMETRY` serves every table.
+            unsafe { self.contains_pipelined_as::<ANY_GEOMETRY, T>(items, hash) }
+        }
+    }
+
+    /// [`contains_pipelined`](Self::contains_pipelined) compiled for the geometry of `KIND`.
+    ///
+    /// # Safety
+    /// `KIND` is [`ANY_GEOMETRY`] or the table's [`kind`](Self::kind).
+    #[inline(always)]
+    unsafe fn contains_pipelined_as<const KIND: Kind, T>(
+        &self,
+        items: &[T],
+        hash: impl Fn(&T) -> u64,
+    ) -> Vec<bool> {
         let mut found = vec![false; items.len()];
-        let locate = |item: &T| self.locate_and_prefetch(hash(item));
-        // SAFETY: the op visits the buckets `locate_and_prefetch` gives, `Addressing::locate`'s
-        // for this table, which are below its `buckets`.
-        unsafe {
-            self.probe_in_range::<ANY_GEOMETRY, _>(ContainsBlocks { items, locate, found: &mut found })
-        };
+        let locate = |item: &T| self.locate_and_prefetch_as::<KIND>(hash(item));
+        // SAFETY: the op visits the buckets `locate_and_prefetch_as` gives, `Addressing::locate`'s
+        // for this table, which are below its `buckets`; the caller guarantees `KIND`.
+        unsafe { self.probe_in_range::<KIND, _>(ContainsPipelined { items, locate, found: &mut found }) };
         found
     }
 
@@ -1108,26 +1159,19 @@ impl<L: Fn() -> (u32, usize, usize)> BucketOp for ContainsLocated<L> {
 
 /// [`Table::contains_pipelined`]'s operation: `found[i]` for `items[i]`, located by `locate`
 /// (which also prefetches the item's buckets).
-struct ContainsBlocks<'a, T, L> {
+struct ContainsPipelined<'a, T, L> {
     items: &'a [T],
     locate: L,
     found: &'a mut [bool],
 }
 
-impl<T, L: Fn(&T) -> (u32, usize, usize)> BucketOp for ContainsBlocks<'_, T, L> {
+impl<T, L: Fn(&T) -> (u32, usize, usize)> BucketOp for ContainsPipelined<'_, T, L> {
     type Output = ();
     #[inline(always)]
     fn on_words<M: Matcher>(self, matcher: &M) {
-        let locate = |_: &[bool], item: &T| (self.locate)(item);
-        crate::batch::in_blocks(
-            self.found,
-            self.items,
-            locate,
-            crate::batch::nothing_ahead,
-            |found, i, (fingerprint, b1, b2)| {
-                found[i] = ContainsEither { buckets: [b1, b2], fingerprint }.on_words(matcher);
-            },
-        );
+        crate::batch::located_ahead(self.items, self.found, &self.locate, |(fingerprint, b1, b2)| {
+            ContainsEither { buckets: [b1, b2], fingerprint }.on_words(matcher)
+        });
     }
     fn on_slots(self, slots: usize, get: impl Fn(usize, usize) -> u32) {
         for (answer, item) in self.found.iter_mut().zip(self.items) {
@@ -1401,6 +1445,21 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn each_hot_geometry_prefetches_at_the_places_its_table_gives() {
+        for slots in [2, 4, 8] {
+            for bits in [8, 12, 13, 16] {
+                for semi_sorted in [false, slots == 4 && bits == 13] {
+                    let geometry = Geometry { buckets: 6, slots, bits, semi_sorted };
+                    let table = Table::new(geometry).unwrap();
+                    let Some(layout) = table.probe.fixed_layout() else { continue };
+                    assert_eq!(layout, (table.bucket_bits / 8, table.window_bytes), "{geometry:?}");
+                }
+            }
+        }
+        assert!(FIXED_PROBES.iter().all(|probe| probe.fixed_layout().is_some()));
     }
 
     /// Storage whose `AsRef` answers with fewer bytes after its first call.

@@ -628,6 +628,39 @@ pub(crate) mod tests {
         }
     }
 
+    // Every hot geometry (the default's batched lookups run code of their own) and one that is
+    // not, answering batches of every length around the pipeline's depth as one by one: a
+    // small filter, so that present and absent keys and false positives all occur.
+    #[test]
+    fn batched_lookups_of_every_length_answer_as_one_by_one_lookups() {
+        for (bucket_size, bits, semi_sorted) in [(4, 12, false), (2, 8, false), (4, 13, true), (8, 11, false)]
+        {
+            let mut filter = CuckooFilter::builder()
+                .capacity(300)
+                .bucket_size(bucket_size)
+                .fingerprint_bits(bits)
+                .semi_sorted(semi_sorted)
+                .build()
+                .unwrap();
+            for key in 0..300u64 {
+                filter.insert(&key).unwrap();
+            }
+            // Stored keys and absent ones, alternately.
+            let probes: Vec<u64> = (0..3 * crate::batch::LOOKAHEAD as u64 + 7)
+                .map(|i| if i % 2 == 0 { i } else { 1_000 + i })
+                .collect();
+            for len in 0..probes.len() {
+                let probes = &probes[..len];
+                let expected: Vec<bool> = probes.iter().map(|key| filter.contains(key)).collect();
+                assert_eq!(
+                    filter.contains_batch(probes),
+                    expected,
+                    "{bucket_size} x {bits} bits, {len} keys"
+                );
+            }
+        }
+    }
+
     #[test]
     fn every_width_and_bucket_size_round_trips() {
         for bucket_size in crate::BUCKET_SIZES {

@@ -219,9 +219,7 @@ impl PortableHasher {
     pub fn with_function(function: HashFunction, seed: u64) -> Self {
         PortableHasher { function, seed, buffer: [0; INLINE_BYTES], buffered: 0, streaming: None }
     }
-}
 
-impl PortableHasher {
     /// [`write`](Hasher::write) past [`INLINE_BYTES`]: long keys are rare on the hot path, and
     /// only they pay for the streaming state. Out of line, so that `write` stays small enough
     /// for a key's `Hash` impl to be inlined wherever it is called: inlined, this path made

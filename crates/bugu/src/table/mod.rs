@@ -62,7 +62,7 @@ pub(crate) struct Geometry {
 
 impl Geometry {
     /// Bits one bucket takes.
-    pub(crate) fn bucket_bits(&self) -> usize {
+    pub(crate) const fn bucket_bits(&self) -> usize {
         match self.semi_sorted {
             true => semisort::SLOTS * self.bits as usize - 4,
             false => self.slots * self.bits as usize,
@@ -182,11 +182,12 @@ impl Probe {
     /// Bytes a bucket takes and bytes its probe loads, for a geometry code is compiled for (one of
     /// [`FIXED_PROBES`], whose buckets are all whole bytes): what a prefetch needs.
     const fn fixed_layout(self) -> Option<(usize, usize)> {
-        let bucket_bits = match (self, self.fixed_shape()) {
-            (Probe::SemiSorted13, _) => 4 * 13 - 4,
-            (_, Some((slots, bits))) => slots * bits as usize,
+        let (slots, bits, semi_sorted) = match (self, self.fixed_shape()) {
+            (Probe::SemiSorted13, _) => (semisort::SLOTS, 13, true),
+            (_, Some((slots, bits))) => (slots, bits, false),
             (_, None) => return None,
         };
+        let bucket_bits = Geometry { buckets: 0, slots, bits, semi_sorted }.bucket_bits();
         if bucket_bits % 8 == 0 { Some((bucket_bits / 8, self.window_bytes())) } else { None }
     }
 

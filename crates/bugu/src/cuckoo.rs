@@ -136,7 +136,7 @@ impl PathSearch {
                     if target == b1 || target == b2 || self.on_path(head, target) {
                         continue;
                     }
-                    if let Some(free) = buckets.slot(buckets.matches(target, 0)) {
+                    if let Some(free) = buckets.free_slot(target) {
                         return Some(Path { end: head, slot, target, free });
                     }
                     if self.queue.len() < limit {
@@ -248,7 +248,7 @@ impl<S: Storage> BucketOp for PrefetchForInsert<'_, S> {
     #[inline(always)]
     fn on_words<M: Matcher>(self, buckets: &M) {
         let [b1, b2] = self.buckets;
-        let is_full = |bucket| buckets.slot(buckets.matches(bucket, 0)).is_none();
+        let is_full = |bucket| buckets.free_slot(bucket).is_none();
         if is_full(b1) && is_full(b2) {
             prefetch_alternates(self.table, buckets, b1);
             prefetch_alternates(self.table, buckets, b2);

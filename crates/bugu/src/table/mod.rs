@@ -64,7 +64,7 @@ impl Geometry {
     /// Bits one bucket takes.
     pub(crate) const fn bucket_bits(&self) -> usize {
         match self.semi_sorted {
-            true => semisort::SLOTS * self.bits as usize - 4,
+            true => semisort::bucket_bits(self.bits),
             false => self.slots * self.bits as usize,
         }
     }
@@ -477,9 +477,9 @@ impl<S: StorageMut> Table<S> {
     /// in a word `W` that holds it.
     #[inline(always)]
     fn set_semi_sorted<W: Word>(&mut self, bucket: usize, slot: usize, fingerprint: u32, bits: u32) {
-        let mut fingerprints = self.semi_sorted_fingerprints::<W>(bucket, bits);
-        fingerprints[slot] = fingerprint;
-        self.write_bits(bucket * self.bucket_bits, 4 * bits - 4, semisort::encode::<W>(fingerprints, bits));
+        let stored = self.semi_sorted_bucket::<W>(Checked(&self.bytes), bucket, bits);
+        let updated = semisort::with_slot_set(stored, bits, slot, fingerprint);
+        self.write_bits(bucket * semisort::bucket_bits(bits), 4 * bits - 4, updated);
     }
 
     /// Overwrites the `width` bits starting at bit `bit` with `value` (which has no bits above
@@ -598,8 +598,8 @@ impl<S: Storage> Table<S> {
     /// A semi-sorted bucket's stored bits at the bottom of a word `W` (other bits above): `u64`
     /// holds a bucket of up to 16-bit fingerprints (60 bits) with its shift of 0 or 4 bits.
     #[inline(always)]
-    fn semi_sorted_bucket<W: Word>(&self, loads: impl Loads, bucket: usize) -> W {
-        let bit = bucket * self.bucket_bits;
+    fn semi_sorted_bucket<W: Word>(&self, loads: impl Loads, bucket: usize, bits: u32) -> W {
+        let bit = bucket * semisort::bucket_bits(bits);
         loads.load::<W>(bit / 8) >> (bit % 8) as u32
     }
 
@@ -618,10 +618,7 @@ impl<S: Storage> Table<S> {
     /// `W` that holds them (in their sorted order: slot `k` is the `k`-th).
     #[inline(always)]
     fn semi_sorted_fingerprints<W: Word>(&self, bucket: usize, bits: u32) -> [u32; semisort::SLOTS] {
-        semisort::split_lanes(
-            semisort::decode_lanes(self.semi_sorted_bucket::<W>(Checked(&self.bytes), bucket), bits),
-            bits,
-        )
+        semisort::fingerprints(self.semi_sorted_bucket::<W>(Checked(&self.bytes), bucket, bits), bits)
     }
 
     pub(crate) fn buckets(&self) -> usize {
@@ -766,10 +763,10 @@ impl<S: Storage> Table<S> {
                 op.on_sorted_words(&semisort::Sorted13::new(|b| self.byte_window::<u64>(loads, b, 6)))
             }
             Probe::SemiSorted64(lanes) => op.on_sorted_words(&Windowed::new(*lanes, |b| {
-                semisort::decode_lanes(self.semi_sorted_bucket::<u64>(loads, b), self.bits)
+                semisort::decode_lanes(self.semi_sorted_bucket::<u64>(loads, b, self.bits), self.bits)
             })),
             Probe::SemiSorted128(lanes) => op.on_sorted_words(&Windowed::new(*lanes, |b| {
-                semisort::decode_lanes(self.semi_sorted_bucket::<u128>(loads, b), self.bits)
+                semisort::decode_lanes(self.semi_sorted_bucket::<u128>(loads, b, self.bits), self.bits)
             })),
             Probe::Word64(lanes) => op.on_words(&Windowed::new(*lanes, |b| self.window::<u64>(loads, b))),
             Probe::Word128(lanes) => op.on_words(&Windowed::new(*lanes, |b| self.window::<u128>(loads, b))),

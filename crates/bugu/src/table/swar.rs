@@ -234,6 +234,12 @@ pub(crate) trait Matcher {
     fn matches_any(&self, bucket: usize, fingerprint: u32) -> Self::Word {
         self.matches(bucket, fingerprint)
     }
+    /// A free slot of `bucket`, if it has one (not necessarily the lowest): what the path search
+    /// asks of every bucket it reaches.
+    #[inline(always)]
+    fn free_slot(&self, bucket: usize) -> Option<usize> {
+        self.slot(self.matches(bucket, 0))
+    }
     /// The slot of the lowest flag, if any.
     fn slot(&self, flags: Self::Word) -> Option<usize>;
     /// How many slots `flags` flags.

@@ -1115,7 +1115,7 @@ impl BucketOp for FreeSlotInEmptier {
     fn on_words<M: Matcher>(self, matcher: &M) -> Option<(usize, usize)> {
         let [b1, b2] = self.buckets;
         let (free1, free2) = (matcher.matches(b1, 0), matcher.matches(b2, 0));
-        let second = matcher.count(free2) > matcher.count(free1);
+        let second = matcher.more_free(free2, free1);
         let bucket = select_without_branch(second, b1, b2);
         let flags = if second { free2 } else { free1 };
         matcher.slot(flags).map(|slot| (bucket, slot))

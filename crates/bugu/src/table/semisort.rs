@@ -121,16 +121,11 @@ fn decode_keys<W: Word>(bucket: W, bits: u32) -> [u32; SLOTS] {
     })
 }
 
-/// Packs four keys (any order) into a semi-sorted bucket (low `4 bits - 4` bits of the result, in
-/// a word `W` that holds them): sorted by a network of five branch-free compare-exchanges, then
-/// the code of the nibbles and the high parts in the same order. One canonical encoding for
-/// each multiset.
+/// Packs four keys in sorted order into a semi-sorted bucket (low `4 bits - 4` bits of the
+/// result, in a word `W` that holds them): the code of the nibbles, then the high parts in the
+/// same order. The code is only valid if the nibbles are in order.
 #[inline(always)]
-fn encode_keys<W: Word>(mut keys: [u32; SLOTS], bits: u32) -> W {
-    for (i, j) in [(0, 1), (2, 3), (0, 2), (1, 3), (1, 2)] {
-        let (low, high) = (keys[i].min(keys[j]), keys[i].max(keys[j]));
-        (keys[i], keys[j]) = (low, high);
-    }
+fn pack_sorted<W: Word>(keys: [u32; SLOTS], bits: u32) -> W {
     let high_bits = bits - 4;
     let mut bucket = W::from_u128(code_of_sorted(keys.map(|key| key >> high_bits & 0xF)) as u128);
     let high_mask = (1u32 << high_bits) - 1;
@@ -140,22 +135,43 @@ fn encode_keys<W: Word>(mut keys: [u32; SLOTS], bits: u32) -> W {
     bucket
 }
 
+/// `(min, max)` of two keys, without a branch.
+#[inline(always)]
+fn ordered(a: u32, b: u32) -> (u32, u32) {
+    (a.min(b), a.max(b))
+}
+
 /// Packs four fingerprints of `bits` bits into a semi-sorted bucket (low `4 bits - 4` bits of the
-/// result, in a word `W` that holds them). Any order in, one canonical encoding out.
+/// result, in a word `W` that holds them). Any order in, one canonical encoding out: the keys
+/// are sorted by a network of five compare-exchanges.
 #[cfg(test)]
 pub(crate) fn encode<W: Word>(fingerprints: [u32; SLOTS], bits: u32) -> W {
-    encode_keys(fingerprints.map(|fingerprint| key_of(fingerprint, bits)), bits)
+    let mut keys = fingerprints.map(|fingerprint| key_of(fingerprint, bits));
+    for (i, j) in [(0, 1), (2, 3), (0, 2), (1, 3), (1, 2)] {
+        (keys[i], keys[j]) = ordered(keys[i], keys[j]);
+    }
+    pack_sorted(keys, bits)
 }
 
 /// A stored bucket (its bits at the bottom of `bucket`, garbage above allowed) with slot `slot`
-/// (in its stored order) set to `fingerprint`, re-encoded: the bucket's new stored bits. The
-/// update works on sort keys from decoding to encoding: no fingerprint is assembled, and the
-/// slot is picked without indexing (an indexed write sent the four values through the stack).
+/// (in its stored order) set to `fingerprint`, re-encoded: the bucket's new stored bits.
+///
+/// The update works on sort keys from decoding to encoding, and it does not sort: the three keys
+/// that stay are in order already, and the new one moves down from the top, compared with each
+/// (three compare-exchanges; a sorting network takes five, and the slot's key picked among four
+/// took more). The result holds the other three fingerprints and the new one whatever the bytes
+/// held; its nibbles stay in order, so its code is valid, even if a corrupt bucket's high parts
+/// were not in order.
 #[inline(always)]
 pub(crate) fn with_slot_set<W: Word>(bucket: W, bits: u32, slot: usize, fingerprint: u32) -> W {
-    let keys = decode_keys(bucket, bits);
-    let key = key_of(fingerprint, bits);
-    encode_keys(std::array::from_fn(|k| if k == slot { key } else { keys[k] }), bits)
+    let [k0, k1, k2, k3] = decode_keys(bucket, bits);
+    // The keys that stay, in order: those below `slot`, then those above it.
+    let kept =
+        [if slot == 0 { k1 } else { k0 }, if slot <= 1 { k2 } else { k1 }, if slot <= 2 { k3 } else { k2 }];
+    let (moving, top) = ordered(key_of(fingerprint, bits), kept[2]);
+    let (moving, third) = ordered(moving, kept[1]);
+    let (first, second) = ordered(moving, kept[0]);
+    pack_sorted([first, second, third, top], bits)
 }
 
 /// The four fingerprints of a stored bucket, in its stored order.
@@ -245,6 +261,13 @@ impl<F: Fn(usize) -> u64> Matcher for Sorted13<F> {
         let first_high = stored >> CODE_BITS & ((1 << Self::HIGH_BITS) - 1);
         (first_nibble == 0 && first_high == 0).then_some(0)
     }
+    /// Compared as numbers: free slots sort first, so the flags of a stored bucket's free slots
+    /// are those of its first lanes, and more of them make a larger number. (Corrupt bytes can
+    /// only change which bucket is chosen.)
+    #[inline(always)]
+    fn more_free(&self, free2: u64, free1: u64) -> bool {
+        free2 > free1
+    }
     #[inline(always)]
     fn slot(&self, flags: u64) -> Option<usize> {
         (flags != 0).then(|| (flags.trailing_zeros() / Self::HIGH_BITS) as usize)
@@ -304,6 +327,33 @@ mod tests {
             prop_assert_eq!(matcher.slot(flags), lanes.iter().position(|&fp| fp == probe));
             prop_assert_eq!(matcher.count(flags), flags.count_ones());
             prop_assert_eq!(&matcher.fingerprints(0)[..], &[lanes[0], lanes[1], lanes[2], lanes[3], 0, 0, 0, 0][..]);
+        }
+
+        #[test]
+        fn setting_a_slot_gives_the_canonical_encoding_of_the_new_multiset(
+            bits in 4u32..=32, raw in any::<[u32; 4]>(), empties in any::<[bool; 4]>(), slot in 0usize..4, new in any::<u32>()
+        ) {
+            let mask = if bits == 32 { u32::MAX } else { (1 << bits) - 1 };
+            let fps: [u32; 4] = std::array::from_fn(|k| if empties[k] { 0 } else { raw[k] & mask });
+            let bucket: u128 = encode(fps, bits);
+            let mut expected = fingerprints(bucket, bits);
+            expected[slot] = new & mask;
+            prop_assert_eq!(with_slot_set(bucket, bits, slot, new & mask), encode::<u128>(expected, bits));
+        }
+
+        #[test]
+        fn setting_a_slot_of_a_bucket_out_of_order_loses_nothing(stored in any::<u64>(), slot in 0usize..4, new in 0u32..1 << 13) {
+            // Any valid code, with high parts in any order (bytes no insert writes).
+            let bucket = stored % (1 << 48);
+            prop_assume!(is_valid(bucket as u128));
+            let mut expected = fingerprints(bucket, 13);
+            expected[slot] = new;
+            let updated: u64 = with_slot_set(bucket, 13, slot, new);
+            prop_assert!(updated < 1 << 48 && is_valid(updated as u128));
+            let mut stored_now = fingerprints(updated, 13);
+            stored_now.sort_unstable();
+            expected.sort_unstable();
+            prop_assert_eq!(stored_now, expected);
         }
 
         #[test]

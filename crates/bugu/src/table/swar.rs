@@ -240,6 +240,12 @@ pub(crate) trait Matcher {
     fn free_slot(&self, bucket: usize) -> Option<usize> {
         self.slot(self.matches(bucket, 0))
     }
+    /// Whether `free2` flags more slots than `free1`, both flags of free slots
+    /// (`matches(bucket, 0)`): which of two buckets is the emptier.
+    #[inline(always)]
+    fn more_free(&self, free2: Self::Word, free1: Self::Word) -> bool {
+        self.count(free2) > self.count(free1)
+    }
     /// The slot of the lowest flag, if any.
     fn slot(&self, flags: Self::Word) -> Option<usize>;
     /// How many slots `flags` flags.

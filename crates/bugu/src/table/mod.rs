@@ -140,6 +140,11 @@ pub(crate) const KINDS: usize = FIXED_PROBES.len() + 1;
 /// ([`Table::contains_hash`]).
 const DEFAULT_KIND: Kind = 5;
 
+/// The [`Kind`] of semi-sorted buckets of 13-bit fingerprints ([`Probe::SemiSorted13`]), whose
+/// insert's first step is also inlined into its callers
+/// ([`store_in_emptier`](Table::store_in_emptier)).
+const SEMI_SORTED_13_KIND: Kind = 10;
+
 /// `[f::<0>, f::<1>, ...]`: a function compiled for each [`Kind`], indexed by it (the array's
 /// type, `[_; KINDS]`, checks that every kind is there).
 macro_rules! compiled_per_kind {
@@ -396,22 +401,25 @@ impl<S: StorageMut> Table<S> {
         if unsafe { self.store_in_emptier_unchecked(fingerprint, b1, b2) } { Ok(()) } else { Err(located) }
     }
 
-    /// The step every entry point shares: the default geometry's code inline, the others'
-    /// through [`STORES`](Self::STORES) (which check the buckets once more, off the default path).
+    /// The step every entry point shares: the code of the default geometry and of semi-sorted
+    /// 13-bit buckets inline, the others' through [`STORES`](Self::STORES) (which check the
+    /// buckets once more, off the inlined paths).
+    ///
+    /// Semi-sorted 13-bit inserts were called through `STORES` until they too were inlined: one
+    /// by one into 10^7 keys, in lockstep with the called version (`scripts/ab-fills`), they
+    /// then took about 0.8 of its time (`docs/bench/README.md`).
     ///
     /// # Safety
     /// `b1` and `b2` are below [`buckets`](Self::buckets).
     #[inline(always)]
     unsafe fn store_in_emptier_unchecked(&mut self, fingerprint: u32, b1: usize, b2: usize) -> bool {
+        let op = FreeSlotInEmptier { buckets: [b1, b2] };
+        // SAFETY (both arms): the op visits `b1` and `b2` only, below `buckets` by the caller's
+        // guarantee, and each arm runs the code of the table's own kind.
         if self.kind == DEFAULT_KIND {
-            // SAFETY: the op visits `b1` and `b2` only, below `buckets` by the caller's guarantee;
-            // the table's kind is `DEFAULT_KIND`.
-            unsafe {
-                self.write_found_unchecked::<DEFAULT_KIND, _>(
-                    FreeSlotInEmptier { buckets: [b1, b2] },
-                    fingerprint,
-                )
-            }
+            unsafe { self.write_found_unchecked::<DEFAULT_KIND, _>(op, fingerprint) }
+        } else if self.kind == SEMI_SORTED_13_KIND {
+            unsafe { self.write_found_unchecked::<SEMI_SORTED_13_KIND, _>(op, fingerprint) }
         } else {
             Self::STORES[self.kind as usize](self, fingerprint, b1, b2)
         }
@@ -1629,6 +1637,7 @@ mod tests {
     #[test]
     fn the_default_kind_is_the_default_geometry() {
         assert_eq!(FIXED_PROBES[DEFAULT_KIND as usize - 1], Probe::Slots4Bits12);
+        assert_eq!(FIXED_PROBES[SEMI_SORTED_13_KIND as usize - 1], Probe::SemiSorted13);
         let default = crate::config::Builder::new().capacity(100).config().unwrap();
         let table = Table::new(Geometry {
             buckets: default.buckets,

@@ -413,12 +413,13 @@ impl<S: StorageMut> Table<S> {
     /// `b1` and `b2` are below [`buckets`](Self::buckets).
     #[inline(always)]
     unsafe fn store_in_emptier_unchecked(&mut self, fingerprint: u32, b1: usize, b2: usize) -> bool {
+        // The op visits `b1` and `b2` only, below `buckets` by the caller's guarantee.
         let op = FreeSlotInEmptier { buckets: [b1, b2] };
-        // SAFETY (both arms): the op visits `b1` and `b2` only, below `buckets` by the caller's
-        // guarantee, and each arm runs the code of the table's own kind.
         if self.kind == DEFAULT_KIND {
+            // SAFETY: the op stays in the table (above); the table's kind is `DEFAULT_KIND`.
             unsafe { self.write_found_unchecked::<DEFAULT_KIND, _>(op, fingerprint) }
         } else if self.kind == SEMI_SORTED_13_KIND {
+            // SAFETY: the op stays in the table (above); the table's kind is `SEMI_SORTED_13_KIND`.
             unsafe { self.write_found_unchecked::<SEMI_SORTED_13_KIND, _>(op, fingerprint) }
         } else {
             Self::STORES[self.kind as usize](self, fingerprint, b1, b2)

@@ -135,7 +135,7 @@ mod tests {
     fn small_and_huge_page_buffers_give_a_positive_finite_floor() {
         for bytes in [64 << 10, HUGE_PAGE_THRESHOLD + 12_345] {
             let floor = measure(bytes, 100_000, 3, Clock::Wall);
-            assert!(floor.buffer_bytes >= bytes && floor.buffer_bytes % LINE_BYTES == 0);
+            assert!(floor.buffer_bytes >= bytes && floor.buffer_bytes.is_multiple_of(LINE_BYTES));
             assert!(floor.ns_per_line.is_finite() && floor.ns_per_line > 0.0, "{floor:?}");
             assert_eq!(floor.ns_per_lookup(), 2.0 * floor.ns_per_line);
         }

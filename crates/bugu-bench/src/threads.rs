@@ -1203,18 +1203,18 @@ pub fn measure_size(keys: usize, rounds: usize, options: &Options, finish_by: Op
     runner.prepare_mix();
     let mut last_round = Duration::ZERO;
     for round in 0..rounds {
-        if let Some(finish_by) = finish_by.filter(|_| round > 0) {
-            if Instant::now() + last_round > finish_by {
-                let note = format!(
-                    "rounds {} to {rounds} not run: one more round (the last took {:.1} min) would have ended after \
+        if let Some(finish_by) = finish_by.filter(|_| round > 0)
+            && Instant::now() + last_round > finish_by
+        {
+            let note = format!(
+                "rounds {} to {rounds} not run: one more round (the last took {:.1} min) would have ended after \
                      the run's time budget (--budget-minutes).",
-                    round + 1,
-                    last_round.as_secs_f64() / 60.0
-                );
-                eprintln!("  {note}");
-                runner.run.notes.push(note);
-                break;
-            }
+                round + 1,
+                last_round.as_secs_f64() / 60.0
+            );
+            eprintln!("  {note}");
+            runner.run.notes.push(note);
+            break;
         }
         eprintln!("== {} keys, round {}/{rounds}", grouped(keys), round + 1);
         let started = Instant::now();

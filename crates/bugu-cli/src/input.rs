@@ -172,7 +172,7 @@ fn decode_block<'a>(
 
 /// Appends the bytes a hex string stands for; `None` if it is not an even number of hex digits.
 fn decode_hex(text: &[u8], out: &mut Vec<u8>) -> Option<()> {
-    if text.len() % 2 != 0 {
+    if !text.len().is_multiple_of(2) {
         return None;
     }
     let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);

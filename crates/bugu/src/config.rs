@@ -396,7 +396,7 @@ pub(crate) fn check_false_positive_rate(rate: f64) -> Result<(), ConfigError> {
 /// A bucket count must be even and at least 2: the alternate bucket of every bucket is another
 /// bucket of the same table. The builder's sizing only returns such counts; a reader checks it.
 pub(crate) fn is_valid_bucket_count(buckets: u64) -> bool {
-    buckets >= 2 && buckets % 2 == 0
+    buckets >= 2 && buckets.is_multiple_of(2)
 }
 
 /// What a table costs: the bucket count as a `usize` and the bytes of the packed buckets

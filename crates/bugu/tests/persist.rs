@@ -172,7 +172,7 @@ struct Trickle<'a> {
 impl Read for Trickle<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         self.calls += 1;
-        if self.calls % 2 == 0 {
+        if self.calls.is_multiple_of(2) {
             return Err(io::Error::from(io::ErrorKind::Interrupted));
         }
         let n = buf.len().min(self.calls % 3 + 1).min(self.bytes.len());

@@ -325,13 +325,11 @@ impl ConcurrentFilter {
         // Most inserts change one bucket: choose it from an unlocked read, then take only its
         // stripe and check that the slot is still free. (An exact `insert_unique` must hold both
         // buckets while it checks for the item.)
-        if !unique {
-            if let Some((bucket, slot)) = self.shared.racy().free_slot_in_emptier(b1, b2) {
-                let guard = self.shared.lock_one(bucket);
-                if guard.table().set_if_empty(bucket, slot, fingerprint) {
-                    guard.count_items(1);
-                    return Ok(true);
-                }
+        if !unique && let Some((bucket, slot)) = self.shared.racy().free_slot_in_emptier(b1, b2) {
+            let guard = self.shared.lock_one(bucket);
+            if guard.table().set_if_empty(bucket, slot, fingerprint) {
+                guard.count_items(1);
+                return Ok(true);
             }
         }
         if let Some(added) = self.store_if_room(&self.shared.lock_two(b1, b2), located, unique) {

@@ -277,7 +277,7 @@ pub(crate) fn check_stray_bits<S: AsRef<[u8]>>(
 ) -> Result<(), PersistError> {
     let payload = table.payload();
     let used_bits = table.used_bits();
-    if used_bits % 8 != 0 {
+    if !used_bits.is_multiple_of(8) {
         let last = payload.len() - 1;
         if payload[last] >> (used_bits % 8) != 0 {
             return Err(PersistError::NonZeroPadding { offset: payload_offset + last as u64 });

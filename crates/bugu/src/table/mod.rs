@@ -193,7 +193,7 @@ impl Probe {
             (_, None) => return None,
         };
         let bucket_bits = Geometry { buckets: 0, slots, bits, semi_sorted }.bucket_bits();
-        if bucket_bits % 8 == 0 { Some((bucket_bits / 8, self.window_bytes())) } else { None }
+        if bucket_bits.is_multiple_of(8) { Some((bucket_bits / 8, self.window_bytes())) } else { None }
     }
 
     /// Bytes a probe loads from the start of a bucket.
@@ -288,7 +288,7 @@ impl Table {
             return fixed;
         }
         // Buckets of whole bytes start on a byte: their windows need no shift.
-        let bucket_bytes = (bucket_bits % 8 == 0).then_some(bucket_bits as usize / 8);
+        let bucket_bytes = bucket_bits.is_multiple_of(8).then_some(bucket_bits as usize / 8);
         if bucket_bits + worst_shift <= u64::BITS {
             let lanes = Lanes::new(slots, bits);
             bucket_bytes.map_or(Probe::Word64(lanes), |bytes| Probe::Bytes64(lanes, bytes))
@@ -1125,8 +1125,16 @@ impl BucketOp for FreeSlotInEmptier {
         let [b1, b2] = self.buckets;
         let (free1, free2) = (matcher.matches(b1, 0), matcher.matches(b2, 0));
         let second = matcher.more_free(free2, free1);
-        let bucket = select_without_branch(second, b1, b2);
-        let flags = if second { free2 } else { free1 };
+        // The choice is a coin flip: conditional moves, unless the matcher's work after it is
+        // long enough that speculating past a branch pays (`Matcher::CHOOSES_BY_BRANCH`).
+        let (bucket, flags) = if M::CHOOSES_BY_BRANCH {
+            (if second { b2 } else { b1 }, if second { free2 } else { free1 })
+        } else {
+            (
+                std::hint::select_unpredictable(second, b2, b1),
+                std::hint::select_unpredictable(second, free2, free1),
+            )
+        };
         matcher.slot(flags).map(|slot| (bucket, slot))
     }
 }

@@ -227,6 +227,9 @@ impl<F: Fn(usize) -> u64> Sorted13<F> {
 
 impl<F: Fn(usize) -> u64> Matcher for Sorted13<F> {
     type Word = u64;
+    /// With conditional moves, one-by-one semi-sorted fills of 2 x 10^6 keys took 1.07 times
+    /// as long (`docs/bench/README.md`).
+    const CHOOSES_BY_BRANCH: bool = true;
     #[inline(always)]
     fn slots(&self) -> usize {
         SLOTS

@@ -488,7 +488,8 @@ impl<S: StorageMut> Table<S> {
     fn set_semi_sorted<W: Word>(&mut self, bucket: usize, slot: usize, fingerprint: u32, bits: u32) {
         let stored = self.semi_sorted_bucket::<W>(Checked(&self.bytes), bucket, bits);
         let updated = semisort::with_slot_set(stored, bits, slot, fingerprint);
-        self.write_bits(bucket * semisort::bucket_bits(bits), 4 * bits - 4, updated);
+        let bucket_bits = semisort::bucket_bits(bits);
+        self.write_bits(bucket * bucket_bits, bucket_bits as u32, updated);
     }
 
     /// Overwrites the `width` bits starting at bit `bit` with `value` (which has no bits above
@@ -1088,10 +1089,9 @@ impl BucketOp for FindEither {
     fn on_words<M: Matcher>(self, matcher: &M) -> Option<(usize, usize)> {
         let [b1, b2] = self.buckets;
         let (found1, found2) = (matcher.matches(b1, self.fingerprint), matcher.matches(b2, self.fingerprint));
-        // Which bucket holds the copy is a coin flip: chosen without a branch.
-        let second = found1 == M::Word::ZERO;
-        let flags = if second { found2 } else { found1 };
-        matcher.slot(flags).map(|slot| (select_without_branch(second, b1, b2), slot))
+        // Which bucket holds the copy is a coin flip.
+        let (bucket, flags) = pick::<M>(found1 == M::Word::ZERO, (b1, found1), (b2, found2));
+        matcher.slot(flags).map(|slot| (bucket, slot))
     }
 }
 
@@ -1112,10 +1112,25 @@ struct FreeSlotInEmptier {
     buckets: [usize; 2],
 }
 
-/// `a` if `pick_b` is false, else `b`, without a branch.
+/// `second` if `pick_second`, else `first`: a bucket and its flags, picked on a coin flip (which
+/// of two buckets is emptier, or holds a copy). By conditional moves
+/// (`std::hint::select_unpredictable`: a plain branch-free expression was turned back into a
+/// branch where the step was inlined), unless the matcher's work after the pick is long enough
+/// that speculating past a branch pays (`Matcher::CHOOSES_BY_BRANCH`).
 #[inline(always)]
-fn select_without_branch(pick_b: bool, a: usize, b: usize) -> usize {
-    a ^ ((a ^ b) & (pick_b as usize).wrapping_neg())
+fn pick<M: Matcher>(
+    pick_second: bool,
+    first: (usize, M::Word),
+    second: (usize, M::Word),
+) -> (usize, M::Word) {
+    if M::CHOOSES_BY_BRANCH {
+        if pick_second { second } else { first }
+    } else {
+        (
+            std::hint::select_unpredictable(pick_second, second.0, first.0),
+            std::hint::select_unpredictable(pick_second, second.1, first.1),
+        )
+    }
 }
 
 impl BucketOp for FreeSlotInEmptier {
@@ -1124,17 +1139,7 @@ impl BucketOp for FreeSlotInEmptier {
     fn on_words<M: Matcher>(self, matcher: &M) -> Option<(usize, usize)> {
         let [b1, b2] = self.buckets;
         let (free1, free2) = (matcher.matches(b1, 0), matcher.matches(b2, 0));
-        let second = matcher.more_free(free2, free1);
-        // The choice is a coin flip: conditional moves, unless the matcher's work after it is
-        // long enough that speculating past a branch pays (`Matcher::CHOOSES_BY_BRANCH`).
-        let (bucket, flags) = if M::CHOOSES_BY_BRANCH {
-            (if second { b2 } else { b1 }, if second { free2 } else { free1 })
-        } else {
-            (
-                std::hint::select_unpredictable(second, b2, b1),
-                std::hint::select_unpredictable(second, free2, free1),
-            )
-        };
+        let (bucket, flags) = pick::<M>(matcher.more_free(free2, free1), (b1, free1), (b2, free2));
         matcher.slot(flags).map(|slot| (bucket, slot))
     }
 }

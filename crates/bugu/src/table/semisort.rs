@@ -236,14 +236,8 @@ impl<F: Fn(usize) -> u64> Matcher for Sorted13<F> {
     }
     #[inline(always)]
     fn fingerprints(&self, bucket: usize) -> [u32; MAX_LANES] {
-        let stored = (self.window)(bucket);
-        let nibbles = DECODE[stored as usize & ((1 << CODE_BITS) - 1)] as u32;
-        let highs = Lanes::new(SLOTS, Self::HIGH_BITS).values(stored >> CODE_BITS);
-        let mut fingerprints = [0; MAX_LANES];
-        for (k, fingerprint) in fingerprints.iter_mut().enumerate().take(SLOTS) {
-            *fingerprint = highs[k] << 4 | (nibbles >> (4 * k)) & 0xF;
-        }
-        fingerprints
+        let stored = fingerprints((self.window)(bucket), 13);
+        std::array::from_fn(|k| stored.get(k).copied().unwrap_or(0))
     }
     #[inline(always)]
     fn matches(&self, bucket: usize, fingerprint: u32) -> u64 {

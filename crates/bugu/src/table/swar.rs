@@ -220,10 +220,10 @@ impl<W: Word> Lanes<W> {
 /// The bucket operations of the table are written once against this trait.
 pub(crate) trait Matcher {
     type Word: Word;
-    /// Whether an insert picks the emptier of its two buckets with a branch rather than with
-    /// conditional moves. The pick is a coin flip, so a branch mispredicts often; it pays only
-    /// where much work depends on the pick (a semi-sorted bucket's re-encoding), which the CPU
-    /// then starts speculatively.
+    /// Whether a write picks one of its two buckets (an insert the emptier, a removal the one
+    /// holding a copy) with a branch rather than with conditional moves. The pick is a coin
+    /// flip, so a branch mispredicts often; it pays only where much work depends on the pick (a
+    /// semi-sorted bucket's re-encoding), which the CPU then starts speculatively.
     const CHOOSES_BY_BRANCH: bool = false;
     /// Slots per bucket.
     fn slots(&self) -> usize;

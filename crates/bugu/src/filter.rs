@@ -6,11 +6,11 @@ use std::fmt;
 use std::hash::Hash;
 use std::ops::RangeBounds;
 
-use crate::batch::in_blocks;
+use crate::batch::{BlockCode, in_blocks};
 use crate::config::{Builder, Config, filter_parameters};
 use crate::cuckoo::PathSearch;
 use crate::error::{ConfigError, Error, InsertError};
-use crate::hash::HashFunction;
+use crate::hash::{BlockHasher, HashFunction, ItemHasher, Prehashed};
 use crate::membership::{Filter, FilterMut};
 use crate::stats::{Bucket, Stats};
 use crate::table::{AllocFailed, Table};
@@ -326,12 +326,12 @@ impl<S: AsRef<[u8]>> Filter for CuckooFilterIn<S> {
 
     /// Pipelined: the buckets of upcoming hashes are prefetched.
     fn contains_hash_batch(&self, hashes: &[u64]) -> Vec<bool> {
-        self.table.contains_pipelined(hashes, |&hash| hash)
+        self.table.contains_pipelined(hashes, Prehashed)
     }
 
     /// Pipelined: the buckets of upcoming items are prefetched.
     fn contains_batch<T: Hash>(&self, items: &[T]) -> Vec<bool> {
-        self.table.contains_pipelined(items, |item| self.hash_of(item))
+        self.table.contains_pipelined(items, ItemHasher { function: self.hash_function(), seed: self.seed() })
     }
 
     #[inline]
@@ -389,24 +389,31 @@ impl CuckooFilter {
 
     /// Inserts many items by their hashes, pipelined (see [`crate::batch`]): exactly the results
     /// of one-by-one inserts, in order.
-    fn insert_pipelined<T>(&mut self, items: &[T], hash: impl Fn(&T) -> u64) -> Vec<Result<(), InsertError>> {
-        let mut results = Vec::with_capacity(items.len());
+    fn insert_pipelined<T>(
+        &mut self,
+        items: &[T],
+        hasher: impl BlockHasher<T>,
+    ) -> Vec<Result<(), InsertError>> {
+        let mut results = vec![Ok(()); items.len()];
         // Below this many items both buckets of an item are rarely full: the check that fetches
         // for the path search would cost every insert (about 45 of 242 instructions) for nothing.
         let searches_likely_from = self.table.buckets() * self.table.slots() / 4 * 3;
+        let code = BlockCode::for_cpu(self.table.addressing());
         in_blocks(
             self,
             items,
-            |filter, item| filter.table.locate_and_prefetch(hash(item)),
+            &mut results,
+            |filter, items, block| code.locate(filter.table.addressing(), &hasher, items, block),
+            |filter, located| filter.table.prefetch_located(located),
             |filter, (_, b1, b2)| {
                 if filter.len >= searches_likely_from {
                     PathSearch::prefetch_for_insert(&filter.table, (b1, b2));
                 }
             },
-            |filter, _, located| {
-                // SAFETY: `locate_and_prefetch` locates by the table's addressing.
+            |filter, located| {
+                // SAFETY: `BlockCode::locate` locates by the table's addressing.
                 let first_step = unsafe { filter.table.store_located_in_emptier(located) };
-                results.push(filter.after_first_step(first_step));
+                filter.after_first_step(first_step)
             },
         );
         results
@@ -431,12 +438,11 @@ impl FilterMut for CuckooFilter {
     }
 
     fn insert_hash_batch(&mut self, hashes: &[u64]) -> Vec<Result<(), InsertError>> {
-        self.insert_pipelined(hashes, |&hash| hash)
+        self.insert_pipelined(hashes, Prehashed)
     }
 
     fn insert_batch<T: Hash>(&mut self, items: &[T]) -> Vec<Result<(), InsertError>> {
-        let (function, seed) = (self.hash_function(), self.seed());
-        self.insert_pipelined(items, |item| function.hash_item(item, seed))
+        self.insert_pipelined(items, ItemHasher { function: self.hash_function(), seed: self.seed() })
     }
 
     #[inline]

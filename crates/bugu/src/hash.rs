@@ -364,14 +364,15 @@ impl Addressing {
     }
 
     #[inline]
-    pub(crate) fn primary(&self, hash: u64) -> usize {
-        ((hash as u128 * self.buckets as u128) >> 64) as usize
+    pub(crate) fn alternate(&self, bucket: usize, fingerprint: u32) -> usize {
+        self.alternate_by(bucket, fingerprint, mul_high)
     }
 
-    #[inline]
-    pub(crate) fn alternate(&self, bucket: usize, fingerprint: u32) -> usize {
+    /// [`alternate`](Self::alternate), the high half of its product taken by `mul_high`.
+    #[inline(always)]
+    fn alternate_by(&self, bucket: usize, fingerprint: u32, mul_high: impl Fn(u64, u64) -> u64) -> usize {
         let mixed = (fingerprint as u64).wrapping_mul(FINGERPRINT_MIX);
-        let offset = 2 * ((mixed as u128 * self.half as u128) >> 64) as u64 + 1;
+        let offset = 2 * mul_high(mixed, self.half) + 1;
         // (n - bucket - offset) mod n, with bucket + offset in 1..2n - 1.
         let sum = bucket as u64 + offset;
         (if sum <= self.buckets { self.buckets - sum } else { 2 * self.buckets - sum }) as usize
@@ -380,9 +381,137 @@ impl Addressing {
     /// The fingerprint and both candidate buckets of a hash.
     #[inline]
     pub(crate) fn locate(&self, hash: u64) -> (u32, usize, usize) {
+        self.locate_by(hash, mul_high)
+    }
+
+    /// [`locate`](Self::locate), the high halves of its products taken by `mul_high`.
+    #[inline(always)]
+    fn locate_by(&self, hash: u64, mul_high: impl Fn(u64, u64) -> u64) -> (u32, usize, usize) {
         let fingerprint = self.fingerprint(hash);
-        let primary = self.primary(hash);
-        (fingerprint, primary, self.alternate(primary, fingerprint))
+        let primary = mul_high(hash, self.buckets) as usize;
+        (fingerprint, primary, self.alternate_by(primary, fingerprint, mul_high))
+    }
+
+    /// Whether the table has fewer than `2^32` buckets, so that
+    /// [`locate_block`](Self::locate_block) places hashes as [`locate`](Self::locate) does.
+    #[inline]
+    pub(crate) fn is_narrow(&self) -> bool {
+        self.buckets <= u32::MAX as u64
+    }
+
+    /// [`locate`](Self::locate) for each hash of a block, lane `i` for hash `i`, written as a
+    /// loop over lanes of 64-bit arithmetic that vector units run: the high halves of the
+    /// products come from 32-bit products ([`mul_high_narrow`]), which gives `locate`'s places
+    /// for a [narrow](Self::is_narrow) table. For any other table the buckets are still below
+    /// the count (as the module docs argue for `locate`: the narrow products are never larger),
+    /// only not where `locate` puts them.
+    #[inline(always)]
+    pub(crate) fn locate_block<const N: usize>(&self, hashes: &[u64; N], block: &mut LocatedBlock<N>) {
+        for (i, &hash) in hashes.iter().enumerate() {
+            (block.fingerprints[i], block.primaries[i], block.alternates[i]) =
+                self.locate_by(hash, mul_high_narrow);
+        }
+    }
+}
+
+/// The high 64 bits of `a * b`.
+#[inline(always)]
+fn mul_high(a: u64, b: u64) -> u64 {
+    ((a as u128 * b as u128) >> 64) as u64
+}
+
+/// The high 64 bits of `a * b` for `b < 2^32`, from two 32 x 32-bit products (what vector units
+/// multiply): `a * b = (a_hi * b) 2^32 + a_lo * b`, and the sum below cannot overflow. For a
+/// larger `b` it gives the product with `b mod 2^32`, which is no larger than the full one.
+#[inline(always)]
+fn mul_high_narrow(a: u64, b: u64) -> u64 {
+    // Masked (a no-op below 2^32) so that the compiler knows it may use 32-bit products.
+    let b = b & 0xFFFF_FFFF;
+    let low = (a & 0xFFFF_FFFF) * b;
+    let high = (a >> 32) * b;
+    (high + (low >> 32)) >> 32
+}
+
+/// How a batch's items become hashes, a block at a time (see [`crate::batch`]).
+/// Implementations are inlined into the code that locates the block, so that they are compiled
+/// with its target features.
+pub(crate) trait BlockHasher<T> {
+    /// The hashes of up to `N` items, in order; lanes past the items are 0.
+    fn hash_block<const N: usize>(&self, items: &[T]) -> [u64; N];
+}
+
+/// Items that are hashes already.
+pub(crate) struct Prehashed;
+
+impl BlockHasher<u64> for Prehashed {
+    #[inline(always)]
+    fn hash_block<const N: usize>(&self, hashes: &[u64]) -> [u64; N] {
+        let mut block = [0; N];
+        block[..hashes.len()].copy_from_slice(hashes);
+        block
+    }
+}
+
+/// Items hashed by a filter's function and seed.
+pub(crate) struct ItemHasher {
+    pub(crate) function: HashFunction,
+    pub(crate) seed: u64,
+}
+
+impl<T: Hash> BlockHasher<T> for ItemHasher {
+    /// The function is matched once for the block, so that each arm is a plain loop (for
+    /// 64-bit integers under [`HashFunction::Xxh3Mix8`], one that vector units run).
+    #[inline(always)]
+    fn hash_block<const N: usize>(&self, items: &[T]) -> [u64; N] {
+        #[inline(always)]
+        fn with<T: Hash, const N: usize>(function: HashFunction, items: &[T], seed: u64) -> [u64; N] {
+            let fill = |hashes: &mut [u64; N], items: &[T]| {
+                for (hash, item) in hashes.iter_mut().zip(items) {
+                    *hash = function.hash_item(item, seed);
+                }
+            };
+            let mut hashes = [0; N];
+            match <&[T; N]>::try_from(items) {
+                // A whole block gets a copy of the loop of its own, of a constant count, which
+                // the compiler vectorizes.
+                Ok(whole) => fill(&mut hashes, whole),
+                Err(_) => fill(&mut hashes, items),
+            }
+            hashes
+        }
+        match self.function {
+            HashFunction::Xxh3 => with(HashFunction::Xxh3, items, self.seed),
+            HashFunction::Xxh3Mix8 => with(HashFunction::Xxh3Mix8, items, self.seed),
+        }
+    }
+}
+
+/// Where a block of hashes goes: lane `i` holds the fingerprint and both buckets of hash `i`,
+/// as [`Addressing::locate`] gives them.
+#[derive(Clone, Copy)]
+pub(crate) struct LocatedBlock<const N: usize> {
+    pub(crate) fingerprints: [u32; N],
+    pub(crate) primaries: [usize; N],
+    pub(crate) alternates: [usize; N],
+}
+
+impl<const N: usize> Default for LocatedBlock<N> {
+    fn default() -> Self {
+        LocatedBlock { fingerprints: [0; N], primaries: [0; N], alternates: [0; N] }
+    }
+}
+
+impl<const N: usize> LocatedBlock<N> {
+    /// Lane `i`, as [`Addressing::locate`] gives it.
+    #[inline(always)]
+    pub(crate) fn get(&self, i: usize) -> (u32, usize, usize) {
+        (self.fingerprints[i], self.primaries[i], self.alternates[i])
+    }
+
+    /// Lane `i`, or `None` past the block.
+    #[inline(always)]
+    pub(crate) fn try_get(&self, i: usize) -> Option<(u32, usize, usize)> {
+        (i < N).then(|| self.get(i))
     }
 }
 

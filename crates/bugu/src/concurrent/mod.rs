@@ -26,13 +26,14 @@ use std::hash::Hash;
 use std::io;
 use std::path::Path;
 
-use crate::batch::{in_blocks, located_ahead};
+use crate::batch::in_blocks;
 use crate::config::{Builder, Config, filter_parameters};
 use crate::cuckoo::PathSearch;
 use crate::error::{ConfigError, InsertError};
 use crate::filter::{CuckooFilter, CuckooFilterIn};
 use crate::hash::Addressing;
 use crate::hash::HashFunction;
+use crate::hash::Prehashed;
 use crate::membership::{Filter, item_updates};
 use crate::persist::PersistError;
 use crate::stats::Stats;
@@ -294,12 +295,17 @@ impl ConcurrentFilter {
     /// ```
     pub fn insert_hash_batch(&self, hashes: &[u64]) -> Vec<Result<(), InsertError>> {
         let table = self.shared.racy();
-        let mut results = Vec::with_capacity(hashes.len());
-        let locate = |_: &(), &hash: &u64| table.locate_and_prefetch(hash);
-        let ahead = |_: &(), (_, b1, b2)| PathSearch::prefetch_for_insert(table, (b1, b2));
-        in_blocks(&mut (), hashes, locate, ahead, |_, _, located| {
-            results.push(self.insert_located(located, false).map(drop));
-        });
+        let mut results = vec![Ok(()); hashes.len()];
+        let locate = table.block_locator(Prehashed);
+        in_blocks(
+            &mut (),
+            hashes,
+            &mut results,
+            |_, hashes, block| locate(hashes, block),
+            |_, located| table.prefetch_located(located),
+            |_, (_, b1, b2)| PathSearch::prefetch_for_insert(table, (b1, b2)),
+            |_, located| self.insert_located(located, false).map(drop),
+        );
         results
     }
 
@@ -406,9 +412,18 @@ impl Filter for ConcurrentFilter {
     /// Pipelined as [`CuckooFilter`]'s batches are: each item's buckets are fetched 16
     /// items ahead; each answer is read as [`contains_hash`](Self::contains_hash) reads it.
     fn contains_hash_batch(&self, hashes: &[u64]) -> Vec<bool> {
+        let table = self.shared.racy();
         let mut found = vec![false; hashes.len()];
-        let locate = |&hash: &u64| self.shared.racy().locate_and_prefetch(hash);
-        located_ahead(hashes, &mut found, locate, |located| self.contains_located(located));
+        let locate = table.block_locator(Prehashed);
+        in_blocks(
+            &mut (),
+            hashes,
+            &mut found,
+            |_, hashes, block| locate(hashes, block),
+            |_, located| table.prefetch_located(located),
+            |_, _| {},
+            |_, located| self.contains_located(located),
+        );
         found
     }
 }

@@ -32,7 +32,8 @@ pub(crate) mod shared;
 mod storage;
 mod swar;
 
-use crate::hash::Addressing;
+use crate::batch::{LOOKAHEAD, Located, in_blocks};
+use crate::hash::{Addressing, BlockHasher, LocatedBlock};
 use storage::Region;
 pub(crate) use storage::{Storage, StorageMut};
 use swar::{Lanes, Slotwise, Windowed, Word};
@@ -893,39 +894,49 @@ impl<S: Storage> Table<S> {
         unsafe { self.probe_in_range::<KIND, _>(ContainsLocated { locate }) }
     }
 
-    /// Locates a hash by the table's addressing and starts fetching both of its buckets: what a
-    /// pipelined operation does a block of [`LOOKAHEAD`](crate::batch::LOOKAHEAD) items early.
+    /// Locates a hash by the table's addressing and starts fetching both of its buckets.
     #[inline(always)]
-    pub(crate) fn locate_and_prefetch(&self, hash: u64) -> (u32, usize, usize) {
-        self.locate_and_prefetch_as::<ANY_GEOMETRY>(hash)
-    }
-
-    /// [`locate_and_prefetch`](Self::locate_and_prefetch) compiled for the geometry of `KIND`
-    /// (see [`prefetch_as`](Self::prefetch_as)).
-    #[inline(always)]
-    fn locate_and_prefetch_as<const KIND: Kind>(&self, hash: u64) -> (u32, usize, usize) {
-        let located @ (_, b1, b2) = self.addressing.locate(hash);
-        self.prefetch_as::<KIND>(b1);
-        self.prefetch_as::<KIND>(b2);
+    pub(crate) fn locate_and_prefetch(&self, hash: u64) -> Located {
+        let located = self.addressing.locate(hash);
+        self.prefetch_located(located);
         located
     }
 
+    /// Locates blocks of items hashed by `hasher` with this table's addressing, by the code
+    /// this CPU runs fastest ([`BlockCode`](crate::batch::BlockCode)).
+    #[inline(always)]
+    pub(crate) fn block_locator<T>(
+        &self,
+        hasher: impl BlockHasher<T>,
+    ) -> impl Fn(&[T], &mut LocatedBlock<LOOKAHEAD>) {
+        let code = crate::batch::BlockCode::for_cpu(&self.addressing);
+        move |items, block| code.locate(&self.addressing, &hasher, items, block)
+    }
+
+    /// Prefetches both buckets of a located item.
+    #[inline(always)]
+    pub(crate) fn prefetch_located(&self, (_, b1, b2): Located) {
+        self.prefetch(b1);
+        self.prefetch(b2);
+    }
+
     /// [`contains_hash`](Self::contains_hash) for each item's hash, in order, pipelined
-    /// ([`located_ahead`](crate::batch::located_ahead)): each item is hashed, located and its
-    /// buckets prefetched [`LOOKAHEAD`](crate::batch::LOOKAHEAD) items before it is probed. The
-    /// geometry is dispatched once for the whole run, so the loop's body is the bare kernel, and
-    /// loads are checked once for the whole run, as [`contains_hash`](Self::contains_hash)'s are
-    /// once per lookup. The default geometry's run is compiled for it alone, as its lookup is:
-    /// its prefetches then compute a bucket's address with an `lea` instead of a multiplication
-    /// by the width the table holds (73 instead of 98 instructions a lookup, with the ring of
-    /// `located_ahead`, measured in `compare`'s batched row; `docs/bench/README.md`).
-    pub(crate) fn contains_pipelined<T>(&self, items: &[T], hash: impl Fn(&T) -> u64) -> Vec<bool> {
+    /// ([`in_blocks`]): the items are hashed and located a block at a time
+    /// ([`block_locator`](Self::block_locator)) and their buckets prefetched about
+    /// [`LOOKAHEAD`] items before they are probed. The geometry is dispatched once for the whole
+    /// run, so the loop's body is the bare kernel, and loads are checked once for the whole run,
+    /// as [`contains_hash`](Self::contains_hash)'s are once per lookup. The default geometry's
+    /// run is compiled for it alone, as its lookup is: its prefetches then compute a bucket's
+    /// address with an `lea` instead of a multiplication by the width the table holds (73
+    /// instead of 98 instructions a lookup when items were located one at a time, measured in
+    /// `compare`'s batched row; `docs/bench/README.md`).
+    pub(crate) fn contains_pipelined<T>(&self, items: &[T], hasher: impl BlockHasher<T>) -> Vec<bool> {
         if self.kind == DEFAULT_KIND {
             // SAFETY: the table's kind is `DEFAULT_KIND`.
-            unsafe { self.contains_pipelined_as::<DEFAULT_KIND, T>(items, hash) }
+            unsafe { self.contains_pipelined_as::<DEFAULT_KIND, T>(items, hasher) }
         } else {
             // SAFETY: code for `ANY_GEOMETRY` serves every table.
-            unsafe { self.contains_pipelined_as::<ANY_GEOMETRY, T>(items, hash) }
+            unsafe { self.contains_pipelined_as::<ANY_GEOMETRY, T>(items, hasher) }
         }
     }
 
@@ -937,13 +948,19 @@ impl<S: Storage> Table<S> {
     unsafe fn contains_pipelined_as<const KIND: Kind, T>(
         &self,
         items: &[T],
-        hash: impl Fn(&T) -> u64,
+        hasher: impl BlockHasher<T>,
     ) -> Vec<bool> {
         let mut found = vec![false; items.len()];
-        let locate = |item: &T| self.locate_and_prefetch_as::<KIND>(hash(item));
-        // SAFETY: the op visits the buckets `locate_and_prefetch_as` gives, `Addressing::locate`'s
+        let locate = self.block_locator(hasher);
+        let prefetch = |(_, b1, b2): Located| {
+            self.prefetch_as::<KIND>(b1);
+            self.prefetch_as::<KIND>(b2);
+        };
+        // SAFETY: the op visits the buckets `block_locator` gives, `Addressing::locate`'s
         // for this table, which are below its `buckets`; the caller guarantees `KIND`.
-        unsafe { self.probe_in_range::<KIND, _>(ContainsPipelined { items, locate, found: &mut found }) };
+        unsafe {
+            self.probe_in_range::<KIND, _>(ContainsPipelined { items, locate, prefetch, found: &mut found })
+        };
         found
     }
 
@@ -1183,26 +1200,41 @@ impl<L: Fn() -> (u32, usize, usize)> BucketOp for ContainsLocated<L> {
     }
 }
 
-/// [`Table::contains_pipelined`]'s operation: `found[i]` for `items[i]`, located by `locate`
-/// (which also prefetches the item's buckets).
-struct ContainsPipelined<'a, T, L> {
+/// [`Table::contains_pipelined`]'s operation: `found[i]` for `items[i]`, located a block at a
+/// time by `locate`, prefetched by `prefetch`.
+struct ContainsPipelined<'a, T, L, P> {
     items: &'a [T],
     locate: L,
+    prefetch: P,
     found: &'a mut [bool],
 }
 
-impl<T, L: Fn(&T) -> (u32, usize, usize)> BucketOp for ContainsPipelined<'_, T, L> {
+impl<T, L, P> BucketOp for ContainsPipelined<'_, T, L, P>
+where
+    L: Fn(&[T], &mut LocatedBlock<LOOKAHEAD>),
+    P: Fn(Located),
+{
     type Output = ();
     #[inline(always)]
     fn on_words<M: Matcher>(self, matcher: &M) {
-        crate::batch::located_ahead(self.items, self.found, &self.locate, |(fingerprint, b1, b2)| {
-            ContainsEither { buckets: [b1, b2], fingerprint }.on_words(matcher)
-        });
+        in_blocks(
+            &mut (),
+            self.items,
+            self.found,
+            |_, items, block| (self.locate)(items, block),
+            |_, located| (self.prefetch)(located),
+            |_, _| {},
+            |_, (fingerprint, b1, b2)| ContainsEither { buckets: [b1, b2], fingerprint }.on_words(matcher),
+        );
     }
     fn on_slots(self, slots: usize, get: impl Fn(usize, usize) -> u32) {
-        for (answer, item) in self.found.iter_mut().zip(self.items) {
-            let (fingerprint, b1, b2) = (self.locate)(item);
-            *answer = ContainsEither { buckets: [b1, b2], fingerprint }.on_slots(slots, &get);
+        let mut block = LocatedBlock::default();
+        for (answers, items) in self.found.chunks_mut(LOOKAHEAD).zip(self.items.chunks(LOOKAHEAD)) {
+            (self.locate)(items, &mut block);
+            for (i, answer) in answers.iter_mut().enumerate() {
+                let (fingerprint, b1, b2) = block.get(i);
+                *answer = ContainsEither { buckets: [b1, b2], fingerprint }.on_slots(slots, &get);
+            }
         }
     }
 }

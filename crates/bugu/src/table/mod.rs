@@ -956,8 +956,9 @@ impl<S: Storage> Table<S> {
             self.prefetch_as::<KIND>(b1);
             self.prefetch_as::<KIND>(b2);
         };
-        // SAFETY: the op visits the buckets `block_locator` gives, `Addressing::locate`'s
-        // for this table, which are below its `buckets`; the caller guarantees `KIND`.
+        // SAFETY: the op visits the buckets `block_locator` gives: `Addressing::locate`'s (or
+        // `locate_block`'s, the same) for this table, which are below its `buckets` for any
+        // count; the caller guarantees `KIND`.
         unsafe {
             self.probe_in_range::<KIND, _>(ContainsPipelined { items, locate, prefetch, found: &mut found })
         };

@@ -6,7 +6,7 @@ use std::fmt;
 use std::hash::Hash;
 use std::ops::RangeBounds;
 
-use crate::batch::{BlockCode, in_blocks};
+use crate::batch::{BlockCode, LOOKAHEAD, in_blocks};
 use crate::config::{Builder, Config, filter_parameters};
 use crate::cuckoo::PathSearch;
 use crate::error::{ConfigError, Error, InsertError};
@@ -399,7 +399,7 @@ impl CuckooFilter {
         // for the path search would cost every insert (about 45 of 242 instructions) for nothing.
         let searches_likely_from = self.table.buckets() * self.table.slots() / 4 * 3;
         let code = BlockCode::for_cpu(self.table.addressing());
-        in_blocks(
+        in_blocks::<LOOKAHEAD, _, _, _>(
             self,
             items,
             &mut results,
@@ -664,6 +664,25 @@ pub(crate) mod tests {
                     "{bucket_size} x {bits} bits, {len} keys"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn batched_lookups_in_tables_that_look_far_ahead_answer_as_one_by_one_lookups() {
+        // Capacities whose tables fall on either side of the size from which batched lookups
+        // look further ahead; a few stored keys suffice, the blocks are what changes.
+        for (capacity, far) in [(1_000_000, false), (12_000_000, true)] {
+            let mut filter = CuckooFilter::new(capacity).unwrap();
+            assert_eq!(filter.table.looks_far_ahead(), far, "capacity {capacity}");
+            let stored: Vec<u64> = (0..5_000u64).map(|i| i * 7).collect();
+            assert!(filter.insert_batch(&stored).iter().all(Result::is_ok));
+            let probes: Vec<u64> = (0..3 * crate::batch::FAR_LOOKAHEAD as u64 * 7 + 5).collect();
+            let expected: Vec<bool> = probes.iter().map(|key| filter.contains(key)).collect();
+            assert_eq!(filter.contains_batch(&probes), expected, "capacity {capacity}");
+            let hashes: Vec<u64> = probes.iter().map(|key| filter.hash_of(key)).collect();
+            assert_eq!(filter.contains_hash_batch(&hashes), expected, "capacity {capacity}");
+            let shared = crate::ConcurrentFilter::from_filter(&filter).unwrap();
+            assert_eq!(shared.contains_hash_batch(&hashes), expected, "capacity {capacity}, shared");
         }
     }
 

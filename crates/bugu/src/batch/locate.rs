@@ -14,7 +14,6 @@
 //! A copy for AVX-512 (which multiplies 64-bit lanes natively) measured the same as AVX2's, so
 //! there is none.
 
-use super::LOOKAHEAD;
 use crate::hash::{Addressing, BlockHasher, LocatedBlock};
 
 /// The code that locates blocks of items for one table on this CPU. Only
@@ -42,20 +41,20 @@ impl BlockCode {
         BlockCode(Code::Scalar)
     }
 
-    /// Hashes up to [`LOOKAHEAD`] items with `hasher` and writes their places by `addressing`
+    /// Hashes up to `N` items with `hasher` and writes their places by `addressing`
     /// (the one this code was chosen for) into `block`, lane `i` for item `i`; lanes past the
     /// items hold places of no item.
     #[inline(always)]
-    pub(crate) fn locate<T>(
+    pub(crate) fn locate<T, const N: usize>(
         self,
         addressing: &Addressing,
         hasher: &impl BlockHasher<T>,
         items: &[T],
-        block: &mut LocatedBlock<LOOKAHEAD>,
+        block: &mut LocatedBlock<N>,
     ) {
         match self.0 {
             Code::Scalar => {
-                let hashes: [u64; LOOKAHEAD] = hasher.hash_block(items);
+                let hashes: [u64; N] = hasher.hash_block(items);
                 for (i, &hash) in hashes.iter().enumerate() {
                     (block.fingerprints[i], block.primaries[i], block.alternates[i]) =
                         addressing.locate(hash);
@@ -80,11 +79,11 @@ impl BlockCode {
 /// table (its docs).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn locate_with_avx2<T>(
+fn locate_with_avx2<T, const N: usize>(
     addressing: &Addressing,
     hasher: &impl BlockHasher<T>,
     items: &[T],
-    block: &mut LocatedBlock<LOOKAHEAD>,
+    block: &mut LocatedBlock<N>,
 ) {
     debug_assert!(addressing.is_narrow());
     addressing.locate_block(&hasher.hash_block(items), block);
@@ -93,6 +92,7 @@ fn locate_with_avx2<T>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::batch::{FAR_LOOKAHEAD, LOOKAHEAD};
     use crate::hash::{HashFunction, ItemHasher, Prehashed};
     use proptest::prelude::*;
 
@@ -105,10 +105,18 @@ mod tests {
         hash: impl Fn(&T) -> u64,
     ) {
         for code in BlockCode::all_for_cpu(addressing) {
-            let mut block = LocatedBlock::default();
-            code.locate(addressing, hasher, items, &mut block);
+            // Both block sizes: a block of the smaller holds the items when there are few.
+            let mut far = LocatedBlock::<FAR_LOOKAHEAD>::default();
+            code.locate(addressing, hasher, items, &mut far);
+            let mut near = LocatedBlock::<LOOKAHEAD>::default();
+            let near_items = &items[..items.len().min(LOOKAHEAD)];
+            code.locate(addressing, hasher, near_items, &mut near);
             for (i, item) in items.iter().enumerate() {
-                assert_eq!(block.get(i), addressing.locate(hash(item)), "{code:?}, lane {i}");
+                let expected = addressing.locate(hash(item));
+                assert_eq!(far.get(i), expected, "{code:?}, lane {i} of {FAR_LOOKAHEAD}");
+                if i < LOOKAHEAD {
+                    assert_eq!(near.get(i), expected, "{code:?}, lane {i} of {LOOKAHEAD}");
+                }
             }
         }
     }
@@ -118,7 +126,7 @@ mod tests {
         fn every_code_places_hashes_as_locate_does(
             buckets in prop_oneof![1u64..64, 1u64..=u32::MAX as u64, (u32::MAX as u64 - 64)..=u32::MAX as u64],
             bits in 1u32..=32,
-            hashes in prop::collection::vec(any::<u64>(), 0..=LOOKAHEAD),
+            hashes in prop::collection::vec(any::<u64>(), 0..=FAR_LOOKAHEAD),
         ) {
             let addressing = Addressing::new(buckets as usize, bits);
             check_every_code(&addressing, &Prehashed, &hashes, |&hash| hash);
@@ -126,7 +134,7 @@ mod tests {
 
         #[test]
         fn every_code_places_items_as_their_hashes_say(
-            keys in prop::collection::vec(any::<u64>(), 0..=LOOKAHEAD),
+            keys in prop::collection::vec(any::<u64>(), 0..=FAR_LOOKAHEAD),
             seed in any::<u64>(),
             buckets in 1usize..1 << 20,
         ) {
@@ -146,7 +154,7 @@ mod tests {
             let addressing = Addressing::new(buckets, 16);
             assert_eq!(BlockCode::all_for_cpu(&addressing), [BlockCode(Code::Scalar)]);
             let hashes: Vec<u64> =
-                (0..LOOKAHEAD as u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15)).collect();
+                (0..FAR_LOOKAHEAD as u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15)).collect();
             check_every_code(&addressing, &Prehashed, &hashes, |&hash| hash);
         }
     }

@@ -25,14 +25,25 @@ pub(crate) use locate::BlockCode;
 use crate::hash::LocatedBlock;
 
 /// Items per block: how far ahead items are located and prefetched. Sixteen items are 32 cache
-/// lines in flight: enough to cover memory latency, few enough to stay in L1.
+/// lines in flight: enough for inserts, and for lookups in tables the caches mostly hold.
 pub(crate) const LOOKAHEAD: usize = 16;
+
+/// Items per block for lookups in tables of [`FAR_LOOKAHEAD_FROM_BYTES`] or more: where most
+/// lookups go to the L3 or to memory, batched lookups took 0.8 of the time with 32 items ahead
+/// at 10^7 keys (a 15 MiB table) and 0.92 at 10^8, while at 10^6 (1.5 MiB) they took 1.15 times
+/// as long (`docs/bench/README.md`).
+pub(crate) const FAR_LOOKAHEAD: usize = 32;
+
+/// The table size from which lookups look [`FAR_LOOKAHEAD`] items ahead: between the sizes
+/// measured to gain (15 MiB) and to lose (1.5 and 3 MiB).
+pub(crate) const FAR_LOOKAHEAD_FROM_BYTES: usize = 8 << 20;
 
 /// Where an item goes: its fingerprint and its two buckets.
 pub(crate) type Located = (u32, usize, usize);
 
 /// Sets `outputs[i] = process(state, located)` for each item `i` of `items`, in order, where
-/// `located` is the item's place. The items are placed a block of [`LOOKAHEAD`] at a time, a
+/// `located` is the item's place. The items are placed a block of `N` at a time (N is
+/// [`LOOKAHEAD`] or [`FAR_LOOKAHEAD`]), a
 /// block ahead, by `locate_block`; while one block is processed, each step calls `prefetch` for
 /// one item of the next, so that the prefetches are spread over the work (a whole block's
 /// prefetches issued at once found the CPU's line fill buffers full and waited). Just before
@@ -49,24 +60,24 @@ pub(crate) type Located = (u32, usize, usize);
 /// # Panics
 /// If `outputs` is shorter than `items` (callers size it from `items`).
 #[inline(always)]
-pub(crate) fn in_blocks<S: ?Sized, T, O>(
+pub(crate) fn in_blocks<const N: usize, S: ?Sized, T, O>(
     state: &mut S,
     items: &[T],
     outputs: &mut [O],
-    locate_block: impl Fn(&S, &[T], &mut LocatedBlock<LOOKAHEAD>),
+    locate_block: impl Fn(&S, &[T], &mut LocatedBlock<N>),
     prefetch: impl Fn(&S, Located),
     ahead: impl Fn(&S, Located),
     mut process: impl FnMut(&mut S, Located) -> O,
 ) {
-    let mut outputs = outputs[..items.len()].chunks_mut(LOOKAHEAD);
-    let mut blocks = items.chunks(LOOKAHEAD);
+    let mut outputs = outputs[..items.len()].chunks_mut(N);
+    let mut blocks = items.chunks(N);
     let Some(first) = blocks.next() else { return };
     // Two blocks' places, swapped by reference: copying the next block into the current one
     // (a `memcpy` a block) cost about 2 instructions an item.
     let mut located = (LocatedBlock::default(), LocatedBlock::default());
     let (mut current, mut next) = (&mut located.0, &mut located.1);
     locate_block(state, first, current);
-    for i in 0..first.len().min(LOOKAHEAD) {
+    for i in 0..first.len().min(N) {
         prefetch(state, current.get(i));
     }
     // Each block of outputs is as long as its block of items.
@@ -77,19 +88,16 @@ pub(crate) fn in_blocks<S: ?Sized, T, O>(
             locate_block(state, upcoming, next);
         }
         let current_len = current_outputs.len();
-        for (i, output) in current_outputs.iter_mut().enumerate().take(LOOKAHEAD) {
+        for (i, output) in current_outputs.iter_mut().enumerate().take(N) {
             if i < upcoming.len() {
                 prefetch(state, next.get(i));
             }
             // Past this block, the item half a block on is in the next one, located above.
-            let half_ahead = i + LOOKAHEAD / 2;
+            let half_ahead = i + N / 2;
             let located_ahead = if half_ahead < current_len {
                 current.try_get(half_ahead)
             } else {
-                half_ahead
-                    .checked_sub(LOOKAHEAD)
-                    .filter(|&j| j < upcoming.len())
-                    .and_then(|j| next.try_get(j))
+                half_ahead.checked_sub(N).filter(|&j| j < upcoming.len()).and_then(|j| next.try_get(j))
             };
             if let Some(located_ahead) = located_ahead {
                 ahead(state, located_ahead);
@@ -113,7 +121,7 @@ mod tests {
     #[test]
     #[should_panic(expected = "out of range for slice of length 2")]
     fn too_few_outputs_panic_before_anything_is_located() {
-        in_blocks(
+        in_blocks::<LOOKAHEAD, _, _, _>(
             &mut (),
             &[1u64, 2, 3],
             &mut [false; 2],
@@ -126,16 +134,19 @@ mod tests {
 
     #[test]
     fn processes_every_item_in_order_whatever_the_length() {
-        for len in
-            [0, 1, LOOKAHEAD / 2, LOOKAHEAD - 1, LOOKAHEAD, LOOKAHEAD + 1, 2 * LOOKAHEAD, 3 * LOOKAHEAD + 5]
-        {
+        processes_every_item_in_order::<LOOKAHEAD>();
+        processes_every_item_in_order::<FAR_LOOKAHEAD>();
+    }
+
+    fn processes_every_item_in_order<const N: usize>() {
+        for len in [0, 1, N / 2, N - 1, N, N + 1, 2 * N, 3 * N + 5] {
             let input: Vec<u64> = (0..len as u64).collect();
             let blocks = RefCell::new(Vec::new());
             let prefetched = RefCell::new(Vec::new());
             let aheads = RefCell::new(Vec::new());
             let mut outputs = vec![None; len];
             let processed = Cell::new(0);
-            in_blocks(
+            in_blocks::<N, _, _, _>(
                 &mut (),
                 &input,
                 &mut outputs,
@@ -151,12 +162,9 @@ mod tests {
                     let i = processed.get();
                     // Item `i` was prefetched before it is processed, and at most two blocks ahead.
                     let prefetches = prefetched.borrow().len();
-                    assert!(
-                        prefetches > i && prefetches <= (i / LOOKAHEAD + 2) * LOOKAHEAD,
-                        "item {i}: {prefetches}"
-                    );
+                    assert!(prefetches > i && prefetches <= (i / N + 2) * N, "item {i}: {prefetches}");
                     // Just before, `ahead` saw the item half a block on, if there is one.
-                    assert_eq!(aheads.borrow_mut().pop(), input.get(i + LOOKAHEAD / 2).map(|&x| place(x)));
+                    assert_eq!(aheads.borrow_mut().pop(), input.get(i + N / 2).map(|&x| place(x)));
                     processed.set(i + 1);
                     Some(located)
                 },
@@ -164,7 +172,7 @@ mod tests {
             let expected: Vec<Located> = input.iter().map(|&x| place(x)).collect();
             assert_eq!(outputs, expected.iter().copied().map(Some).collect::<Vec<_>>());
             assert_eq!(prefetched.into_inner(), expected, "each item prefetched once, in order");
-            let chunks: Vec<Vec<u64>> = input.chunks(LOOKAHEAD).map(<[u64]>::to_vec).collect();
+            let chunks: Vec<Vec<u64>> = input.chunks(N).map(<[u64]>::to_vec).collect();
             assert_eq!(blocks.into_inner(), chunks, "each block located once, in order");
         }
     }

@@ -26,7 +26,7 @@ use std::hash::Hash;
 use std::io;
 use std::path::Path;
 
-use crate::batch::in_blocks;
+use crate::batch::{FAR_LOOKAHEAD, LOOKAHEAD, in_blocks};
 use crate::config::{Builder, Config, filter_parameters};
 use crate::cuckoo::PathSearch;
 use crate::error::{ConfigError, InsertError};
@@ -296,7 +296,7 @@ impl ConcurrentFilter {
     pub fn insert_hash_batch(&self, hashes: &[u64]) -> Vec<Result<(), InsertError>> {
         let table = self.shared.racy();
         let mut results = vec![Ok(()); hashes.len()];
-        let locate = table.block_locator(Prehashed);
+        let locate = table.block_locator::<_, LOOKAHEAD>(Prehashed);
         in_blocks(
             &mut (),
             hashes,
@@ -412,9 +412,20 @@ impl Filter for ConcurrentFilter {
     /// Pipelined as [`CuckooFilter`]'s batches are: each item's buckets are fetched 16
     /// items ahead; each answer is read as [`contains_hash`](Self::contains_hash) reads it.
     fn contains_hash_batch(&self, hashes: &[u64]) -> Vec<bool> {
+        if self.shared.racy().looks_far_ahead() {
+            self.contains_hash_batch_by::<FAR_LOOKAHEAD>(hashes)
+        } else {
+            self.contains_hash_batch_by::<LOOKAHEAD>(hashes)
+        }
+    }
+}
+
+impl ConcurrentFilter {
+    /// [`contains_hash_batch`](Filter::contains_hash_batch) in blocks of `N`.
+    fn contains_hash_batch_by<const N: usize>(&self, hashes: &[u64]) -> Vec<bool> {
         let table = self.shared.racy();
         let mut found = vec![false; hashes.len()];
-        let locate = table.block_locator(Prehashed);
+        let locate = table.block_locator::<_, N>(Prehashed);
         in_blocks(
             &mut (),
             hashes,

@@ -32,7 +32,7 @@ pub(crate) mod shared;
 mod storage;
 mod swar;
 
-use crate::batch::{LOOKAHEAD, Located, in_blocks};
+use crate::batch::{FAR_LOOKAHEAD, FAR_LOOKAHEAD_FROM_BYTES, LOOKAHEAD, Located, in_blocks};
 use crate::hash::{Addressing, BlockHasher, LocatedBlock};
 use storage::Region;
 pub(crate) use storage::{Storage, StorageMut};
@@ -905,10 +905,10 @@ impl<S: Storage> Table<S> {
     /// Locates blocks of items hashed by `hasher` with this table's addressing, by the code
     /// this CPU runs fastest ([`BlockCode`](crate::batch::BlockCode)).
     #[inline(always)]
-    pub(crate) fn block_locator<T>(
+    pub(crate) fn block_locator<T, const N: usize>(
         &self,
         hasher: impl BlockHasher<T>,
-    ) -> impl Fn(&[T], &mut LocatedBlock<LOOKAHEAD>) {
+    ) -> impl Fn(&[T], &mut LocatedBlock<N>) {
         let code = crate::batch::BlockCode::for_cpu(&self.addressing);
         move |items, block| code.locate(&self.addressing, &hasher, items, block)
     }
@@ -931,13 +931,30 @@ impl<S: Storage> Table<S> {
     /// instead of 98 instructions a lookup when items were located one at a time, measured in
     /// `compare`'s batched row; `docs/bench/README.md`).
     pub(crate) fn contains_pipelined<T>(&self, items: &[T], hasher: impl BlockHasher<T>) -> Vec<bool> {
-        if self.kind == DEFAULT_KIND {
+        match (self.kind == DEFAULT_KIND, self.looks_far_ahead()) {
             // SAFETY: the table's kind is `DEFAULT_KIND`.
-            unsafe { self.contains_pipelined_as::<DEFAULT_KIND, T>(items, hasher) }
-        } else {
+            (true, false) => unsafe {
+                self.contains_pipelined_as::<DEFAULT_KIND, LOOKAHEAD, T>(items, hasher)
+            },
+            // SAFETY: as above.
+            (true, true) => unsafe {
+                self.contains_pipelined_as::<DEFAULT_KIND, FAR_LOOKAHEAD, T>(items, hasher)
+            },
             // SAFETY: code for `ANY_GEOMETRY` serves every table.
-            unsafe { self.contains_pipelined_as::<ANY_GEOMETRY, T>(items, hasher) }
+            (false, false) => unsafe {
+                self.contains_pipelined_as::<ANY_GEOMETRY, LOOKAHEAD, T>(items, hasher)
+            },
+            // SAFETY: as above.
+            (false, true) => unsafe {
+                self.contains_pipelined_as::<ANY_GEOMETRY, FAR_LOOKAHEAD, T>(items, hasher)
+            },
         }
+    }
+
+    /// Whether batched lookups look [`FAR_LOOKAHEAD`] items ahead instead of [`LOOKAHEAD`]: in
+    /// tables of [`FAR_LOOKAHEAD_FROM_BYTES`] or more, which the caches hold less of.
+    pub(crate) fn looks_far_ahead(&self) -> bool {
+        self.len >= FAR_LOOKAHEAD_FROM_BYTES
     }
 
     /// [`contains_pipelined`](Self::contains_pipelined) compiled for the geometry of `KIND`.
@@ -945,7 +962,7 @@ impl<S: Storage> Table<S> {
     /// # Safety
     /// `KIND` is [`ANY_GEOMETRY`] or the table's [`kind`](Self::kind).
     #[inline(always)]
-    unsafe fn contains_pipelined_as<const KIND: Kind, T>(
+    unsafe fn contains_pipelined_as<const KIND: Kind, const N: usize, T>(
         &self,
         items: &[T],
         hasher: impl BlockHasher<T>,
@@ -960,7 +977,12 @@ impl<S: Storage> Table<S> {
         // `locate_block`'s, the same) for this table, which are below its `buckets` for any
         // count; the caller guarantees `KIND`.
         unsafe {
-            self.probe_in_range::<KIND, _>(ContainsPipelined { items, locate, prefetch, found: &mut found })
+            self.probe_in_range::<KIND, _>(ContainsPipelined::<T, _, _, N> {
+                items,
+                locate,
+                prefetch,
+                found: &mut found,
+            })
         };
         found
     }
@@ -1203,16 +1225,16 @@ impl<L: Fn() -> (u32, usize, usize)> BucketOp for ContainsLocated<L> {
 
 /// [`Table::contains_pipelined`]'s operation: `found[i]` for `items[i]`, located a block at a
 /// time by `locate`, prefetched by `prefetch`.
-struct ContainsPipelined<'a, T, L, P> {
+struct ContainsPipelined<'a, T, L, P, const N: usize> {
     items: &'a [T],
     locate: L,
     prefetch: P,
     found: &'a mut [bool],
 }
 
-impl<T, L, P> BucketOp for ContainsPipelined<'_, T, L, P>
+impl<T, L, P, const N: usize> BucketOp for ContainsPipelined<'_, T, L, P, N>
 where
-    L: Fn(&[T], &mut LocatedBlock<LOOKAHEAD>),
+    L: Fn(&[T], &mut LocatedBlock<N>),
     P: Fn(Located),
 {
     type Output = ();
@@ -1230,7 +1252,7 @@ where
     }
     fn on_slots(self, slots: usize, get: impl Fn(usize, usize) -> u32) {
         let mut block = LocatedBlock::default();
-        for (answers, items) in self.found.chunks_mut(LOOKAHEAD).zip(self.items.chunks(LOOKAHEAD)) {
+        for (answers, items) in self.found.chunks_mut(N).zip(self.items.chunks(N)) {
             (self.locate)(items, &mut block);
             for (i, answer) in answers.iter_mut().enumerate() {
                 let (fingerprint, b1, b2) = block.get(i);

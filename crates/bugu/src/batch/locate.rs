@@ -10,7 +10,7 @@
 //! so a filter answers the same on every machine.
 //!
 //! Measured (`scripts/ab-fills`, batched lookups of `u64` keys at 2 x 10^6 keys, against the
-//! ring that located one item at a time): 0.80-0.85 of the time with AVX2, 0.94 lane by lane.
+//! ring that located one item at a time): 0.74 of the time with AVX2, 0.94 lane by lane.
 //! A copy for AVX-512 (which multiplies 64-bit lanes natively) measured the same as AVX2's, so
 //! there is none.
 

@@ -43,11 +43,11 @@ pub(crate) const FAR_LOOKAHEAD_FROM_BYTES: usize = 8 << 20;
 pub(crate) type Located = (u32, usize, usize);
 
 /// Sets `outputs[i] = process(state, located)` for each item `i` of `items`, in order, where
-/// `located` is the item's place. The items are placed a block of `N` at a time (N is
-/// [`LOOKAHEAD`] or [`FAR_LOOKAHEAD`]), a
-/// block ahead, by `locate_block`; while one block is processed, each step calls `prefetch` for
-/// one item of the next, so that the prefetches are spread over the work (a whole block's
-/// prefetches issued at once found the CPU's line fill buffers full and waited). Just before
+/// `located` is the item's place. The items are placed a block of `N` at a time ([`LOOKAHEAD`]
+/// or [`FAR_LOOKAHEAD`]), a block ahead, by `locate_block`; while one block is processed, each
+/// step calls `prefetch` for one item of the next, so that the prefetches are spread over the
+/// work (a whole block's prefetches issued at once found the CPU's line fill buffers full and
+/// waited). Just before
 /// `process`, if there is an item half a block further on, it calls `ahead(state, its place)`:
 /// that item's buckets have arrived by then, and an insert near capacity fetches what its path
 /// search would read next. `state` is what all of them read and `process` changes (the filter an

@@ -922,8 +922,9 @@ impl<S: Storage> Table<S> {
 
     /// [`contains_hash`](Self::contains_hash) for each item's hash, in order, pipelined
     /// ([`in_blocks`]): the items are hashed and located a block at a time
-    /// ([`block_locator`](Self::block_locator)) and their buckets prefetched about
-    /// [`LOOKAHEAD`] items before they are probed. The geometry is dispatched once for the whole
+    /// ([`block_locator`](Self::block_locator)) and their buckets prefetched a block before
+    /// they are probed: [`LOOKAHEAD`] items, or [`FAR_LOOKAHEAD`] in a large table
+    /// ([`looks_far_ahead`](Self::looks_far_ahead)). The geometry is dispatched once for the whole
     /// run, so the loop's body is the bare kernel, and loads are checked once for the whole run,
     /// as [`contains_hash`](Self::contains_hash)'s are once per lookup. The default geometry's
     /// run is compiled for it alone, as its lookup is: its prefetches then compute a bucket's

@@ -89,7 +89,9 @@ pub(crate) fn in_blocks<const N: usize, S: ?Sized, T, O>(
             locate_block(state, upcoming, next);
         }
         let current_len = current_outputs.len();
-        for (i, output) in current_outputs.iter_mut().enumerate().take(N) {
+        // Zipped with `0..N`, which tells the compiler `i < N`: `enumerate().take(N)` did too, at
+        // about 5 instructions an item more.
+        for (output, i) in current_outputs.iter_mut().zip(0..N) {
             if i < upcoming.len() {
                 prefetch(state, next.get(i));
             }

@@ -14,7 +14,7 @@
 //! - [`BlockCode`] locates a whole block at once, its hashes, fingerprints and buckets computed
 //!   lane by lane in vector registers where the CPU has AVX2 (`locate`). Located one item at a
 //!   time instead, a batched lookup of a `u64` key took about 77 instructions, of which about
-//!   30 hashed and placed it; it now takes about 62.
+//!   30 hashed and placed it; it now takes about 59.
 //!
 //! The loops are plain loops over arrays: a ring of located items fed by an iterator took 160
 //! instructions per batched lookup (`docs/bench/lookup-loads.md`).

@@ -447,7 +447,9 @@ impl BlockHasher<u64> for Prehashed {
     #[inline(always)]
     fn hash_block<const N: usize>(&self, hashes: &[u64]) -> [u64; N] {
         let mut block = [0; N];
-        block[..hashes.len()].copy_from_slice(hashes);
+        for (lane, &hash) in block.iter_mut().zip(hashes) {
+            *lane = hash;
+        }
         block
     }
 }
@@ -608,11 +610,22 @@ mod tests {
     #[test]
     fn located_buckets_stay_below_the_count_at_the_extremes() {
         // Tables are at most `isize::MAX` bytes, so counts stay far below 2^63.
-        for buckets in [1, 2, 3, 4, 5, (1 << 40) + 1, usize::MAX >> 6] {
+        for buckets in
+            [1, 2, 3, 4, 5, u32::MAX as usize, 1 << 32, (1 << 32) + 2, (1 << 40) + 1, usize::MAX >> 6]
+        {
             for bits in [1, 12, 32] {
-                for hash in [0, 1, 0xFFFF_FFFF, 1 << 32, 1 << 63, u64::MAX] {
-                    let (_, i1, i2) = Addressing::new(buckets, bits).locate(hash);
+                let hashes = [0, 1, 0xFFFF_FFFF, 1 << 32, 1 << 63, u64::MAX];
+                let addressing = Addressing::new(buckets, bits);
+                for hash in hashes {
+                    let (_, i1, i2) = addressing.locate(hash);
                     assert!(i1 < buckets && i2 < buckets, "{buckets} buckets, hash {hash:#x}");
+                }
+                // The block form too, even for counts of 2^32 or more, where it misplaces.
+                let mut block = LocatedBlock::default();
+                addressing.locate_block(&hashes, &mut block);
+                for i in 0..hashes.len() {
+                    let (_, i1, i2) = block.get(i);
+                    assert!(i1 < buckets && i2 < buckets, "{buckets} buckets, block lane {i}");
                 }
             }
         }

@@ -6,7 +6,7 @@ use std::fmt;
 use std::hash::Hash;
 use std::ops::RangeBounds;
 
-use crate::batch::{BlockCode, LOOKAHEAD, in_blocks};
+use crate::batch::{LOOKAHEAD, block_locator, in_blocks};
 use crate::config::{Builder, Config, filter_parameters};
 use crate::cuckoo::PathSearch;
 use crate::error::{ConfigError, Error, InsertError};
@@ -398,12 +398,12 @@ impl CuckooFilter {
         // Below this many items both buckets of an item are rarely full: the check that fetches
         // for the path search would cost every insert (about 45 of 242 instructions) for nothing.
         let searches_likely_from = self.table.buckets() * self.table.slots() / 4 * 3;
-        let code = BlockCode::for_cpu(self.table.addressing());
-        in_blocks::<LOOKAHEAD, _, _, _>(
+        let locate = block_locator::<_, LOOKAHEAD>(*self.table.addressing(), hasher);
+        in_blocks(
             self,
             items,
             &mut results,
-            |filter, items, block| code.locate(filter.table.addressing(), &hasher, items, block),
+            |_, items, block| locate(items, block),
             |filter, located| filter.table.prefetch_located(located),
             |filter, (_, b1, b2)| {
                 if filter.len >= searches_likely_from {
@@ -411,7 +411,7 @@ impl CuckooFilter {
                 }
             },
             |filter, located| {
-                // SAFETY: `BlockCode::locate` locates by the table's addressing.
+                // SAFETY: `block_locator` locates by the table's addressing.
                 let first_step = unsafe { filter.table.store_located_in_emptier(located) };
                 filter.after_first_step(first_step)
             },

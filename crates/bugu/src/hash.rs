@@ -393,23 +393,39 @@ impl Addressing {
     }
 
     /// Whether the table has fewer than `2^32` buckets, so that
-    /// [`locate_block`](Self::locate_block) places hashes as [`locate`](Self::locate) does.
+    /// [`locate_block_narrow`](Self::locate_block_narrow) places hashes as
+    /// [`locate`](Self::locate) does.
     #[inline]
     pub(crate) fn is_narrow(&self) -> bool {
         self.buckets <= u32::MAX as u64
     }
 
-    /// [`locate`](Self::locate) for each hash of a block, lane `i` for hash `i`, written as a
-    /// loop over lanes of 64-bit arithmetic that vector units run: the high halves of the
-    /// products come from 32-bit products ([`mul_high_narrow`]), which gives `locate`'s places
-    /// for a [narrow](Self::is_narrow) table. For any other table the buckets are still below
-    /// the count (as the module docs argue for `locate`: the narrow products are never larger),
-    /// only not where `locate` puts them.
+    /// [`locate`](Self::locate) for each hash of a block, lane `i` for hash `i`.
     #[inline(always)]
     pub(crate) fn locate_block<const N: usize>(&self, hashes: &[u64; N], block: &mut LocatedBlock<N>) {
+        self.locate_block_by(hashes, block, mul_high);
+    }
+
+    /// [`locate_block`](Self::locate_block) as a loop over lanes of 64-bit arithmetic that
+    /// vector units run: the high halves of the products come from 32-bit products
+    /// ([`mul_high_narrow`]), which gives `locate`'s places for a [narrow](Self::is_narrow)
+    /// table. For any other table the buckets are still below the count (as the module docs
+    /// argue for `locate`: the narrow products are never larger), only not where `locate` puts
+    /// them.
+    #[inline(always)]
+    pub(crate) fn locate_block_narrow<const N: usize>(&self, hashes: &[u64; N], block: &mut LocatedBlock<N>) {
+        self.locate_block_by(hashes, block, mul_high_narrow);
+    }
+
+    #[inline(always)]
+    fn locate_block_by<const N: usize>(
+        &self,
+        hashes: &[u64; N],
+        block: &mut LocatedBlock<N>,
+        mul_high: impl Fn(u64, u64) -> u64 + Copy,
+    ) {
         for (i, &hash) in hashes.iter().enumerate() {
-            (block.fingerprints[i], block.primaries[i], block.alternates[i]) =
-                self.locate_by(hash, mul_high_narrow);
+            (block.fingerprints[i], block.primaries[i], block.alternates[i]) = self.locate_by(hash, mul_high);
         }
     }
 }
@@ -620,9 +636,9 @@ mod tests {
                     let (_, i1, i2) = addressing.locate(hash);
                     assert!(i1 < buckets && i2 < buckets, "{buckets} buckets, hash {hash:#x}");
                 }
-                // The block form too, even for counts of 2^32 or more, where it misplaces.
+                // The narrow block form too, even for counts of 2^32 or more, where it misplaces.
                 let mut block = LocatedBlock::default();
-                addressing.locate_block(&hashes, &mut block);
+                addressing.locate_block_narrow(&hashes, &mut block);
                 for i in 0..hashes.len() {
                     let (_, i1, i2) = block.get(i);
                     assert!(i1 < buckets && i2 < buckets, "{buckets} buckets, block lane {i}");

@@ -2,10 +2,10 @@
 //! lane, in vector registers where the CPU has them ([`BlockCode`]).
 //!
 //! The arithmetic is written once, as plain loops over the lanes of a block
-//! ([`BlockHasher::hash_block`], [`Addressing::locate_block`]), and the compiler turns those
+//! ([`BlockHasher::hash_block`], [`Addressing::locate_block_narrow`]), and the compiler turns those
 //! loops into vector code when it may use AVX2: four 64-bit lanes a register, the high halves of
 //! the addressing's products taken from 32-bit products. CPUs with AVX2 (x86-64 since 2013) run
-//! that copy, chosen at run time; others locate lane by lane with [`Addressing::locate`]. Both
+//! that copy, chosen at run time; others locate lane by lane ([`Addressing::locate_block`]). Both
 //! give exactly the places [`Addressing::locate`] gives (the tests compare them lane by lane),
 //! so a filter answers the same on every machine.
 //!
@@ -16,10 +16,21 @@
 
 use crate::hash::{Addressing, BlockHasher, LocatedBlock};
 
+/// Locates blocks of up to `N` items hashed by `hasher` in a table with this addressing, by the
+/// code this CPU runs fastest for it ([`BlockCode`]).
+#[inline(always)]
+pub(crate) fn block_locator<T, const N: usize>(
+    addressing: Addressing,
+    hasher: impl BlockHasher<T>,
+) -> impl Fn(&[T], &mut LocatedBlock<N>) {
+    let code = BlockCode::for_cpu(&addressing);
+    move |items, block| code.locate(&addressing, &hasher, items, block)
+}
+
 /// The code that locates blocks of items for one table on this CPU. Only
 /// [`for_cpu`](Self::for_cpu) makes one, so a value is proof that the CPU runs it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct BlockCode(Code);
+struct BlockCode(Code);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Code {
@@ -32,7 +43,7 @@ enum Code {
 
 impl BlockCode {
     /// The fastest code this CPU runs for a table with this addressing.
-    pub(crate) fn for_cpu(addressing: &Addressing) -> Self {
+    fn for_cpu(addressing: &Addressing) -> Self {
         #[cfg(all(target_arch = "x86_64", not(miri)))]
         if addressing.is_narrow() && std::arch::is_x86_feature_detected!("avx2") {
             return BlockCode(Code::Avx2);
@@ -45,7 +56,7 @@ impl BlockCode {
     /// (the one this code was chosen for) into `block`, lane `i` for item `i`; lanes past the
     /// items hold places of no item.
     #[inline(always)]
-    pub(crate) fn locate<T, const N: usize>(
+    fn locate<T, const N: usize>(
         self,
         addressing: &Addressing,
         hasher: &impl BlockHasher<T>,
@@ -53,13 +64,7 @@ impl BlockCode {
         block: &mut LocatedBlock<N>,
     ) {
         match self.0 {
-            Code::Scalar => {
-                let hashes: [u64; N] = hasher.hash_block(items);
-                for (i, &hash) in hashes.iter().enumerate() {
-                    (block.fingerprints[i], block.primaries[i], block.alternates[i]) =
-                        addressing.locate(hash);
-                }
-            }
+            Code::Scalar => addressing.locate_block(&hasher.hash_block(items), block),
             // SAFETY: `for_cpu` chose this code on a CPU with AVX2.
             #[cfg(target_arch = "x86_64")]
             Code::Avx2 => unsafe { locate_with_avx2(addressing, hasher, items, block) },
@@ -74,9 +79,9 @@ impl BlockCode {
     }
 }
 
-/// [`Addressing::locate_block`] of `hasher`'s hashes, compiled for AVX2. A different table width
-/// would only misplace items: [`Addressing::locate_block`] gives buckets below the count for any
-/// table (its docs).
+/// [`Addressing::locate_block_narrow`] of `hasher`'s hashes, compiled for AVX2. A wider table
+/// would only misplace items: [`Addressing::locate_block_narrow`] gives buckets below the count
+/// for any table (its docs).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 fn locate_with_avx2<T, const N: usize>(
@@ -86,7 +91,7 @@ fn locate_with_avx2<T, const N: usize>(
     block: &mut LocatedBlock<N>,
 ) {
     debug_assert!(addressing.is_narrow());
-    addressing.locate_block(&hasher.hash_block(items), block);
+    addressing.locate_block_narrow(&hasher.hash_block(items), block);
 }
 
 #[cfg(test)]

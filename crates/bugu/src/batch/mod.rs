@@ -11,7 +11,7 @@
 //!   found the CPU's line fill buffers full and waited); an insert can look at the item half a
 //!   block ahead, whose buckets have arrived, to fetch what its path search will read. Blocks
 //!   are [`LOOKAHEAD`] items, or [`FAR_LOOKAHEAD`] for lookups in large tables.
-//! - [`BlockCode`] locates a whole block at once, its hashes, fingerprints and buckets computed
+//! - [`block_locator`] locates a whole block at once, its hashes, fingerprints and buckets computed
 //!   lane by lane in vector registers where the CPU has AVX2 (`locate`). Located one item at a
 //!   time instead, a batched lookup of a `u64` key took about 77 instructions, of which about
 //!   30 hashed and placed it; it now takes about 59.
@@ -21,7 +21,7 @@
 
 mod locate;
 
-pub(crate) use locate::BlockCode;
+pub(crate) use locate::block_locator;
 
 use crate::hash::LocatedBlock;
 
@@ -109,6 +109,27 @@ pub(crate) fn in_blocks<const N: usize, S: ?Sized, T, O>(
         }
         std::mem::swap(&mut current, &mut next);
     }
+}
+
+/// Lookups through [`in_blocks`]: `answers[i] = answer(place of items[i])`, with no state and
+/// no look-ahead.
+#[inline(always)]
+pub(crate) fn answer_in_blocks<const N: usize, T, A>(
+    items: &[T],
+    answers: &mut [A],
+    locate_block: impl Fn(&[T], &mut LocatedBlock<N>),
+    prefetch: impl Fn(Located),
+    answer: impl Fn(Located) -> A,
+) {
+    in_blocks(
+        &mut (),
+        items,
+        answers,
+        |_, items, block| locate_block(items, block),
+        |_, located| prefetch(located),
+        |_, _| {},
+        |_, located| answer(located),
+    );
 }
 
 #[cfg(test)]

@@ -26,7 +26,7 @@ use std::hash::Hash;
 use std::io;
 use std::path::Path;
 
-use crate::batch::{FAR_LOOKAHEAD, LOOKAHEAD, in_blocks};
+use crate::batch::{FAR_LOOKAHEAD, LOOKAHEAD, answer_in_blocks, block_locator, in_blocks};
 use crate::config::{Builder, Config, filter_parameters};
 use crate::cuckoo::PathSearch;
 use crate::error::{ConfigError, InsertError};
@@ -296,7 +296,7 @@ impl ConcurrentFilter {
     pub fn insert_hash_batch(&self, hashes: &[u64]) -> Vec<Result<(), InsertError>> {
         let table = self.shared.racy();
         let mut results = vec![Ok(()); hashes.len()];
-        let locate = table.block_locator::<_, LOOKAHEAD>(Prehashed);
+        let locate = block_locator::<_, LOOKAHEAD>(*table.addressing(), Prehashed);
         in_blocks(
             &mut (),
             hashes,
@@ -425,15 +425,13 @@ impl ConcurrentFilter {
     fn contains_hash_batch_by<const N: usize>(&self, hashes: &[u64]) -> Vec<bool> {
         let table = self.shared.racy();
         let mut found = vec![false; hashes.len()];
-        let locate = table.block_locator::<_, N>(Prehashed);
-        in_blocks(
-            &mut (),
+        let locate = block_locator::<_, N>(*table.addressing(), Prehashed);
+        answer_in_blocks(
             hashes,
             &mut found,
-            |_, hashes, block| locate(hashes, block),
-            |_, located| table.prefetch_located(located),
-            |_, _| {},
-            |_, located| self.contains_located(located),
+            locate,
+            |located| table.prefetch_located(located),
+            |located| self.contains_located(located),
         );
         found
     }

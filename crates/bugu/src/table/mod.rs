@@ -32,7 +32,9 @@ pub(crate) mod shared;
 mod storage;
 mod swar;
 
-use crate::batch::{FAR_LOOKAHEAD, FAR_LOOKAHEAD_FROM_BYTES, LOOKAHEAD, Located, in_blocks};
+use crate::batch::{
+    FAR_LOOKAHEAD, FAR_LOOKAHEAD_FROM_BYTES, LOOKAHEAD, Located, answer_in_blocks, block_locator,
+};
 use crate::hash::{Addressing, BlockHasher, LocatedBlock};
 use storage::Region;
 pub(crate) use storage::{Storage, StorageMut};
@@ -902,27 +904,23 @@ impl<S: Storage> Table<S> {
         located
     }
 
-    /// Locates blocks of items hashed by `hasher` with this table's addressing, by the code
-    /// this CPU runs fastest ([`BlockCode`](crate::batch::BlockCode)).
-    #[inline(always)]
-    pub(crate) fn block_locator<T, const N: usize>(
-        &self,
-        hasher: impl BlockHasher<T>,
-    ) -> impl Fn(&[T], &mut LocatedBlock<N>) {
-        let code = crate::batch::BlockCode::for_cpu(&self.addressing);
-        move |items, block| code.locate(&self.addressing, &hasher, items, block)
-    }
-
     /// Prefetches both buckets of a located item.
     #[inline(always)]
-    pub(crate) fn prefetch_located(&self, (_, b1, b2): Located) {
-        self.prefetch(b1);
-        self.prefetch(b2);
+    pub(crate) fn prefetch_located(&self, located: Located) {
+        self.prefetch_located_as::<ANY_GEOMETRY>(located);
+    }
+
+    /// [`prefetch_located`](Self::prefetch_located) compiled for the geometry of `KIND` (see
+    /// [`prefetch_as`](Self::prefetch_as)).
+    #[inline(always)]
+    fn prefetch_located_as<const KIND: Kind>(&self, (_, b1, b2): Located) {
+        self.prefetch_as::<KIND>(b1);
+        self.prefetch_as::<KIND>(b2);
     }
 
     /// [`contains_hash`](Self::contains_hash) for each item's hash, in order, pipelined
     /// ([`in_blocks`]): the items are hashed and located a block at a time
-    /// ([`block_locator`](Self::block_locator)) and their buckets prefetched a block before
+    /// ([`block_locator`](crate::batch::block_locator)) and their buckets prefetched a block before
     /// they are probed: [`LOOKAHEAD`] items, or [`FAR_LOOKAHEAD`] in a large table
     /// ([`looks_far_ahead`](Self::looks_far_ahead)). The geometry is dispatched once for the whole
     /// run, so the loop's body is the bare kernel, and loads are checked once for the whole run,
@@ -969,11 +967,8 @@ impl<S: Storage> Table<S> {
         hasher: impl BlockHasher<T>,
     ) -> Vec<bool> {
         let mut found = vec![false; items.len()];
-        let locate = self.block_locator(hasher);
-        let prefetch = |(_, b1, b2): Located| {
-            self.prefetch_as::<KIND>(b1);
-            self.prefetch_as::<KIND>(b2);
-        };
+        let locate = block_locator(self.addressing, hasher);
+        let prefetch = |located| self.prefetch_located_as::<KIND>(located);
         // SAFETY: the op visits the buckets `block_locator` gives: `Addressing::locate`'s (or
         // `locate_block`'s, the same) for this table, which are below its `buckets` for any
         // count; the caller guarantees `KIND`.
@@ -1241,15 +1236,10 @@ where
     type Output = ();
     #[inline(always)]
     fn on_words<M: Matcher>(self, matcher: &M) {
-        in_blocks(
-            &mut (),
-            self.items,
-            self.found,
-            |_, items, block| (self.locate)(items, block),
-            |_, located| (self.prefetch)(located),
-            |_, _| {},
-            |_, (fingerprint, b1, b2)| ContainsEither { buckets: [b1, b2], fingerprint }.on_words(matcher),
-        );
+        let ContainsPipelined { items, locate, prefetch, found } = self;
+        answer_in_blocks(items, found, locate, prefetch, |(fingerprint, b1, b2)| {
+            ContainsEither { buckets: [b1, b2], fingerprint }.on_words(matcher)
+        });
     }
     fn on_slots(self, slots: usize, get: impl Fn(usize, usize) -> u32) {
         let mut block = LocatedBlock::default();

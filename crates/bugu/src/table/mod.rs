@@ -970,7 +970,7 @@ impl<S: Storage> Table<S> {
         let locate = block_locator(self.addressing, hasher);
         let prefetch = |located| self.prefetch_located_as::<KIND>(located);
         // SAFETY: the op visits the buckets `block_locator` gives: `Addressing::locate`'s (or
-        // `locate_block`'s, the same) for this table, which are below its `buckets` for any
+        // `locate_block_narrow`'s, the same) for this table, which are below its `buckets` for any
         // count; the caller guarantees `KIND`.
         unsafe {
             self.probe_in_range::<KIND, _>(ContainsPipelined::<T, _, _, N> {

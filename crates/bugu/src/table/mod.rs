@@ -1189,9 +1189,8 @@ impl BucketOp for ContainsEither {
     type Output = bool;
     #[inline(always)]
     fn on_words<M: Matcher>(self, matcher: &M) -> bool {
-        // Two plain calls, not `array::map`: that one is not always inlined for u128 words.
         let [b1, b2] = self.buckets;
-        matcher.matches_any(b1, self.fingerprint) | matcher.matches_any(b2, self.fingerprint) != M::Word::ZERO
+        matcher.either_matches(b1, b2, self.fingerprint)
     }
     // Inlined down to scalars, so that lookups of the other geometries do not first store this
     // op for the slot-by-slot arm.

@@ -44,11 +44,27 @@ pub(crate) trait Word:
     fn wrapping_sub(self, other: Self) -> Self;
     fn trailing_zeros(self) -> u32;
     fn leading_zeros(self) -> u32;
+    /// Whether some lane of `a` or of `b` equals the same lane of `splat`, by
+    /// [`Lanes::any_zero_lane`]'s test with the lane masks `low` and `top`: a lookup's question,
+    /// asked of its two buckets at once.
+    #[inline(always)]
+    fn either_has_lane_equal(a: Self, b: Self, splat: Self, low: Self, top: Self) -> bool {
+        either_has_lane_equal_in_words(a, b, splat, low, top)
+    }
+}
+
+/// [`Word::either_has_lane_equal`] in general-purpose registers: the code of every word type
+/// without vector code of its own.
+#[inline(always)]
+fn either_has_lane_equal_in_words<W: Word>(a: W, b: W, splat: W, low: W, top: W) -> bool {
+    let any_zero_lane = |word: W| word.wrapping_sub(low) & !word & top;
+    any_zero_lane(a ^ splat) | any_zero_lane(b ^ splat) != W::ZERO
 }
 
 macro_rules! impl_word {
-    ($t:ty) => {
+    ($t:ty $(, $extra:item)*) => {
         impl Word for $t {
+            $($extra)*
             const BITS: u32 = <$t>::BITS;
             const ZERO: Self = 0;
             type Bytes = [u8; std::mem::size_of::<$t>()];
@@ -107,8 +123,49 @@ macro_rules! impl_word {
         }
     };
 }
-impl_word!(u64);
+impl_word!(
+    u64,
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    #[inline(always)]
+    fn either_has_lane_equal(a: Self, b: Self, splat: Self, low: Self, top: Self) -> bool {
+        sse2::either_has_lane_equal(a, b, splat, low, top)
+    }
+);
 impl_word!(u128);
+
+/// The lookup's test of two `u64` buckets in SSE2 registers, one bucket in each half (SSE2 is
+/// part of the x86-64 baseline: nothing to detect).
+///
+/// Why not in general-purpose registers: a lookup far from the caches waits for its two loads,
+/// and the CPU keeps starting the lookups after it until it runs out of a resource; on the
+/// machines we measure that resource is the general-purpose register file, since every
+/// instruction that writes such a register holds one until it retires, behind the loads. In a
+/// loop of lookups at 10^8 keys, 12 more instructions writing general-purpose registers cost 23%
+/// more time, 12 register moves (which the CPU renames without a new register) 3%, 12 no-ops
+/// nothing. This test writes vector registers instead (the compiler folds both loads into
+/// `movq`): 10 general-purpose writes fewer a lookup (`docs/design.md`, "Lookups").
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod sse2 {
+    use std::arch::x86_64::{
+        _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi8, _mm_movemask_epi8, _mm_set_epi64x, _mm_set1_epi64x,
+        _mm_setzero_si128, _mm_sub_epi64, _mm_xor_si128,
+    };
+
+    /// [`Word::either_has_lane_equal`](super::Word::either_has_lane_equal) for `u64`.
+    #[inline(always)]
+    pub(super) fn either_has_lane_equal(a: u64, b: u64, splat: u64, low: u64, top: u64) -> bool {
+        // SAFETY: these intrinsics only compute on values (no memory access); they need SSE2,
+        // which this module is compiled only with (`cfg(target_feature = "sse2")`, on by default
+        // on every x86-64 target).
+        unsafe {
+            let words = _mm_xor_si128(_mm_set_epi64x(b as i64, a as i64), _mm_set1_epi64x(splat as i64));
+            let borrows = _mm_sub_epi64(words, _mm_set1_epi64x(low as i64));
+            // `andnot(x, y)` is `!x & y`.
+            let zero_lanes = _mm_and_si128(_mm_andnot_si128(words, borrows), _mm_set1_epi64x(top as i64));
+            _mm_movemask_epi8(_mm_cmpeq_epi8(zero_lanes, _mm_setzero_si128())) != 0xFFFF
+        }
+    }
+}
 
 /// Lane masks for `lanes` lanes of `bits` bits in a word `W`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -195,6 +252,16 @@ impl<W: Word> Lanes<W> {
         self.any_zero_lane(word ^ self.low.splat_mul(value))
     }
 
+    /// Whether some lane of `a` or of `b` equals `value`: [`any_matching_lane`] of two words
+    /// at once, in vector registers where the word type has code for them
+    /// ([`Word::either_has_lane_equal`]).
+    ///
+    /// [`any_matching_lane`]: Self::any_matching_lane
+    #[inline(always)]
+    pub(crate) fn either_has_matching_lane(&self, a: W, b: W, value: u32) -> bool {
+        W::either_has_lane_equal(a, b, self.low.splat_mul(value), self.low, self.top)
+    }
+
     /// Index of the lowest lane flagged in `flags`, if any.
     #[inline(always)]
     pub(crate) fn first_lane(&self, flags: W) -> Option<usize> {
@@ -238,6 +305,12 @@ pub(crate) trait Matcher {
     #[inline(always)]
     fn matches_any(&self, bucket: usize, fingerprint: u32) -> Self::Word {
         self.matches(bucket, fingerprint)
+    }
+    /// Whether `b1` or `b2` holds `fingerprint`: a lookup's question, which a matcher may answer
+    /// for both buckets at once.
+    #[inline(always)]
+    fn either_matches(&self, b1: usize, b2: usize, fingerprint: u32) -> bool {
+        self.matches_any(b1, fingerprint) | self.matches_any(b2, fingerprint) != Self::Word::ZERO
     }
     /// A free slot of `bucket`, if it has one (not necessarily the lowest): what the path search
     /// asks of every bucket it reaches.
@@ -287,6 +360,10 @@ impl<W: Word, F: Fn(usize) -> W> Matcher for Windowed<W, F> {
     #[inline(always)]
     fn matches_any(&self, bucket: usize, fingerprint: u32) -> W {
         self.lanes.any_matching_lane((self.window)(bucket), fingerprint)
+    }
+    #[inline(always)]
+    fn either_matches(&self, b1: usize, b2: usize, fingerprint: u32) -> bool {
+        self.lanes.either_has_matching_lane((self.window)(b1), (self.window)(b2), fingerprint)
     }
     #[inline(always)]
     fn slot(&self, flags: W) -> Option<usize> {
@@ -373,6 +450,33 @@ mod tests {
             prop_assert_eq!(lanes.first_lane(matches), values.iter().position(|&v| v == probe));
             prop_assert_eq!(lanes.any_zero_lane(word) != 0, values.contains(&0));
             prop_assert_eq!(lanes.any_matching_lane(word, probe) != 0, values.contains(&probe));
+        }
+
+        #[test]
+        fn two_buckets_are_probed_at_once_as_one_by_one(
+            bits in 1u32..=32, seed_values in proptest::collection::vec(any::<u32>(), 2..=16),
+            probe in any::<u32>(), garbage in any::<[u64; 2]>()
+        ) {
+            // Two words of up to 64 bits of lanes, with garbage above the lanes (the next
+            // bucket's bytes), as u64 buckets are loaded.
+            let lanes_count = (seed_values.len() / 2).min((64 / bits) as usize);
+            let mask = if bits == 32 { u32::MAX } else { (1 << bits) - 1 };
+            let values: Vec<u32> = seed_values.iter().map(|v| (v % 4) & mask).collect();
+            let (first, second) = (&values[..lanes_count], &values[lanes_count..2 * lanes_count]);
+            let probe = (probe % 4) & mask;
+            let used = lanes_count as u32 * bits;
+            let word = |values: &[u32], garbage: u64| {
+                pack(values, bits) as u64 | garbage.checked_shl(used).unwrap_or(0)
+            };
+            let (a, b) = (word(first, garbage[0]), word(second, garbage[1]));
+            let lanes = Lanes::<u64>::new(lanes_count, bits);
+            let expected = first.contains(&probe) || second.contains(&probe);
+            // The word type's code (SSE2 on x86-64) and the portable one.
+            prop_assert_eq!(lanes.either_has_matching_lane(a, b, probe), expected);
+            let splat = lanes.low.splat_mul(probe);
+            prop_assert_eq!(either_has_lane_equal_in_words(a, b, splat, lanes.low, lanes.top), expected);
+            let wide = Lanes::<u128>::new(lanes_count, bits);
+            prop_assert_eq!(wide.either_has_matching_lane(a as u128, b as u128, probe), expected);
         }
     }
 }

@@ -31,6 +31,8 @@ mod semisort;
 pub(crate) mod shared;
 mod storage;
 mod swar;
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod vector;
 
 use crate::batch::{
     FAR_LOOKAHEAD, FAR_LOOKAHEAD_FROM_BYTES, LOOKAHEAD, Located, answer_in_blocks, block_locator,

@@ -128,44 +128,10 @@ impl_word!(
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     #[inline(always)]
     fn either_has_lane_equal(a: Self, b: Self, splat: Self, low: Self, top: Self) -> bool {
-        sse2::either_has_lane_equal(a, b, splat, low, top)
+        super::vector::either_has_lane_equal(a, b, splat, low, top)
     }
 );
 impl_word!(u128);
-
-/// The lookup's test of two `u64` buckets in SSE2 registers, one bucket in each half (SSE2 is
-/// part of the x86-64 baseline: nothing to detect).
-///
-/// Why not in general-purpose registers: a lookup far from the caches waits for its two loads,
-/// and the CPU keeps starting the lookups after it until it runs out of a resource; on the
-/// machines we measure that resource is the general-purpose register file, since every
-/// instruction that writes such a register holds one until it retires, behind the loads. In a
-/// loop of lookups at 10^8 keys, 12 more instructions writing general-purpose registers cost 23%
-/// more time, 12 register moves (which the CPU renames without a new register) 3%, 12 no-ops
-/// nothing. This test writes vector registers instead (the compiler folds both loads into
-/// `movq`): 10 general-purpose writes fewer a lookup (`docs/design.md`, "Lookups").
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-mod sse2 {
-    use std::arch::x86_64::{
-        _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi8, _mm_movemask_epi8, _mm_set_epi64x, _mm_set1_epi64x,
-        _mm_setzero_si128, _mm_sub_epi64, _mm_xor_si128,
-    };
-
-    /// [`Word::either_has_lane_equal`](super::Word::either_has_lane_equal) for `u64`.
-    #[inline(always)]
-    pub(super) fn either_has_lane_equal(a: u64, b: u64, splat: u64, low: u64, top: u64) -> bool {
-        // SAFETY: these intrinsics only compute on values (no memory access); they need SSE2,
-        // which this module is compiled only with (`cfg(target_feature = "sse2")`, on by default
-        // on every x86-64 target).
-        unsafe {
-            let words = _mm_xor_si128(_mm_set_epi64x(b as i64, a as i64), _mm_set1_epi64x(splat as i64));
-            let borrows = _mm_sub_epi64(words, _mm_set1_epi64x(low as i64));
-            // `andnot(x, y)` is `!x & y`.
-            let zero_lanes = _mm_and_si128(_mm_andnot_si128(words, borrows), _mm_set1_epi64x(top as i64));
-            _mm_movemask_epi8(_mm_cmpeq_epi8(zero_lanes, _mm_setzero_si128())) != 0xFFFF
-        }
-    }
-}
 
 /// Lane masks for `lanes` lanes of `bits` bits in a word `W`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -204,6 +170,19 @@ impl<W: Word> Lanes<W> {
         }
     }
 
+    /// `value` in every lane (its low `bits` bits).
+    #[inline(always)]
+    pub(crate) fn splat(&self, value: u32) -> W {
+        self.low.splat_mul(value)
+    }
+
+    /// The masks of [`zero_lanes`](Self::zero_lanes): every bit of every lane but its top bit,
+    /// and the top bits.
+    #[inline(always)]
+    pub(crate) fn body_and_top(&self) -> (W, W) {
+        (self.body, self.top)
+    }
+
     /// How many lanes there are.
     #[inline(always)]
     pub(crate) fn count(&self) -> usize {
@@ -232,7 +211,7 @@ impl<W: Word> Lanes<W> {
     /// Top bit set in every lane of `word` equal to `value`.
     #[inline(always)]
     pub(crate) fn matching_lanes(&self, word: W, value: u32) -> W {
-        self.zero_lanes(word ^ self.low.splat_mul(value))
+        self.zero_lanes(word ^ self.splat(value))
     }
 
     /// Not zero exactly when some lane of `word` is zero: the classic borrow test. Which lanes it
@@ -249,7 +228,7 @@ impl<W: Word> Lanes<W> {
     /// [`any_zero_lane`](Self::any_zero_lane)).
     #[inline(always)]
     pub(crate) fn any_matching_lane(&self, word: W, value: u32) -> W {
-        self.any_zero_lane(word ^ self.low.splat_mul(value))
+        self.any_zero_lane(word ^ self.splat(value))
     }
 
     /// Whether some lane of `a` or of `b` equals `value`: [`any_matching_lane`] of two words
@@ -259,7 +238,7 @@ impl<W: Word> Lanes<W> {
     /// [`any_matching_lane`]: Self::any_matching_lane
     #[inline(always)]
     pub(crate) fn either_has_matching_lane(&self, a: W, b: W, value: u32) -> bool {
-        W::either_has_lane_equal(a, b, self.low.splat_mul(value), self.low, self.top)
+        W::either_has_lane_equal(a, b, self.splat(value), self.low, self.top)
     }
 
     /// Index of the lowest lane flagged in `flags`, if any.

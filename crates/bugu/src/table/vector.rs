@@ -1,0 +1,105 @@
+//! Tests of a lookup's two buckets at once in SSE2 registers, one bucket in each 64-bit half
+//! (x86-64 only; SSE2 is part of its baseline, so there is nothing to detect). The matchers call
+//! these for buckets that fit a `u64`; other targets and wider buckets keep the word code.
+//!
+//! Why vector registers: a lookup far from the caches waits for its two loads, and the CPU keeps
+//! starting the lookups after it until it runs out of some resource. On the machines we measure
+//! that resource is the general-purpose register file: each instruction that writes such a
+//! register holds one until it retires, behind the loads. In a loop of lookups at 10^8 keys, 12
+//! more instructions writing general-purpose registers took 23% more time, 12 register moves
+//! (renamed without a new register) 3%, 12 no-ops nothing (`docs/design.md`, "Buckets"). The
+//! tests here write vector registers instead, which have a file of their own, so more lookups
+//! are in flight at once.
+
+use std::arch::x86_64::{
+    __m128i, _mm_add_epi64, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi8, _mm_movemask_epi8,
+    _mm_mul_epu32, _mm_or_si128, _mm_set_epi64x, _mm_set1_epi64x, _mm_setzero_si128, _mm_srli_epi64,
+    _mm_sub_epi64, _mm_xor_si128,
+};
+
+use super::semisort::CODE_BITS;
+use super::swar::Lanes;
+
+// SAFETY (for every `unsafe` block below): the intrinsics compute on values only (no memory
+// access) and need SSE2, which this module is compiled only with (`cfg(target_feature = "sse2")`
+// on its declaration, true on every x86-64 target).
+
+/// Whether some lane of `a` or of `b` equals the same lane of `splat`: [`Word::either_has_lane_equal`]
+/// for `u64` (`low` and `top` as in [`Lanes::any_zero_lane`]). The compiler loads both words
+/// straight into the vector register.
+///
+/// [`Word::either_has_lane_equal`]: super::swar::Word::either_has_lane_equal
+#[inline(always)]
+pub(super) fn either_has_lane_equal(a: u64, b: u64, splat: u64, low: u64, top: u64) -> bool {
+    // SAFETY: see the top of the module.
+    unsafe {
+        let words = _mm_xor_si128(pair(a, b), _mm_set1_epi64x(splat as i64));
+        let borrows = _mm_sub_epi64(words, _mm_set1_epi64x(low as i64));
+        // `andnot(x, y)` is `!x & y`.
+        any_bit(_mm_and_si128(_mm_andnot_si128(words, borrows), _mm_set1_epi64x(top as i64)))
+    }
+}
+
+/// Whether a semi-sorted 13-bit bucket among `words` holds the fingerprint whose high part
+/// (its upper 9 bits) is `high` and low nibble `nibble`: [`Sorted13`](super::semisort::Sorted13)'s
+/// test of both buckets at once. `nibbles` are the buckets' four sorted nibbles as its code
+/// decodes them; `highs` and `nibble_lanes` the lanes of the high parts (above the code) and
+/// of the nibbles; `nibble_to_high` the product that moves nibble flags onto high-part flags
+/// (its proof is in `semisort.rs`; it stays below 2^32, as the 32-bit multiplication here
+/// needs).
+#[inline(always)]
+pub(super) fn either_sorted_has(
+    words: [u64; 2],
+    nibbles: [u64; 2],
+    (high, nibble): (u32, u32),
+    (highs, nibble_lanes): (&Lanes<u64>, &Lanes<u64>),
+    nibble_to_high: u64,
+) -> bool {
+    debug_assert!(nibble_to_high < 1 << 32);
+    // SAFETY: see the top of the module.
+    unsafe {
+        let stored_highs = _mm_srli_epi64::<{ CODE_BITS as i32 }>(pair(words[0], words[1]));
+        let high_flags = zero_lanes(_mm_xor_si128(stored_highs, set(highs.splat(high))), highs);
+        let nibble_flags = zero_lanes(
+            _mm_xor_si128(pair(nibbles[0], nibbles[1]), set(nibble_lanes.splat(nibble))),
+            nibble_lanes,
+        );
+        // The nibble flags are below 2^16: the low 32 bits of each half hold them whole.
+        let moved = _mm_mul_epu32(nibble_flags, set(nibble_to_high));
+        any_bit(_mm_and_si128(high_flags, moved))
+    }
+}
+
+/// `a` in the low half, `b` in the high one.
+#[inline(always)]
+unsafe fn pair(a: u64, b: u64) -> __m128i {
+    // SAFETY: see the top of the module.
+    unsafe { _mm_set_epi64x(b as i64, a as i64) }
+}
+
+/// `value` in both halves.
+#[inline(always)]
+unsafe fn set(value: u64) -> __m128i {
+    // SAFETY: see the top of the module.
+    unsafe { _mm_set1_epi64x(value as i64) }
+}
+
+/// [`Lanes::zero_lanes`] of both halves: the top bit of every zero lane, exactly.
+#[inline(always)]
+unsafe fn zero_lanes(words: __m128i, lanes: &Lanes<u64>) -> __m128i {
+    let (body, top) = lanes.body_and_top();
+    // SAFETY: see the top of the module.
+    unsafe {
+        let body = set(body);
+        let carried =
+            _mm_or_si128(_mm_or_si128(_mm_add_epi64(_mm_and_si128(words, body), body), words), body);
+        _mm_andnot_si128(carried, set(top))
+    }
+}
+
+/// Whether any bit of `flags` is set.
+#[inline(always)]
+unsafe fn any_bit(flags: __m128i) -> bool {
+    // SAFETY: see the top of the module.
+    unsafe { _mm_movemask_epi8(_mm_cmpeq_epi8(flags, _mm_setzero_si128())) != 0xFFFF }
+}

@@ -396,6 +396,7 @@ impl Addressing {
     /// [`locate_block_narrow`](Self::locate_block_narrow) places hashes as
     /// [`locate`](Self::locate) does.
     #[inline]
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     pub(crate) fn is_narrow(&self) -> bool {
         self.buckets <= u32::MAX as u64
     }
@@ -413,6 +414,7 @@ impl Addressing {
     /// argue for `locate`: the narrow products are never larger), only not where `locate` puts
     /// them.
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     pub(crate) fn locate_block_narrow<const N: usize>(&self, hashes: &[u64; N], block: &mut LocatedBlock<N>) {
         self.locate_block_by(hashes, block, mul_high_narrow);
     }
@@ -440,6 +442,7 @@ fn mul_high(a: u64, b: u64) -> u64 {
 /// multiply): `a * b = (a_hi * b) 2^32 + a_lo * b`, and the sum below cannot overflow. For a
 /// larger `b` it gives the product with `b mod 2^32`, which is no larger than the full one.
 #[inline(always)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 fn mul_high_narrow(a: u64, b: u64) -> u64 {
     // Masked (a no-op below 2^32) so that the compiler knows it may use 32-bit products.
     let b = b & 0xFFFF_FFFF;

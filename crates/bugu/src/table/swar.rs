@@ -179,6 +179,7 @@ impl<W: Word> Lanes<W> {
     /// The masks of [`zero_lanes`](Self::zero_lanes): every bit of every lane but its top bit,
     /// and the top bits.
     #[inline(always)]
+    #[cfg_attr(not(all(target_arch = "x86_64", target_feature = "sse2")), allow(dead_code))]
     pub(crate) fn body_and_top(&self) -> (W, W) {
         (self.body, self.top)
     }

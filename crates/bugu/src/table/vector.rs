@@ -32,12 +32,13 @@ use super::swar::Lanes;
 #[inline(always)]
 pub(super) fn either_has_lane_equal(a: u64, b: u64, splat: u64, low: u64, top: u64) -> bool {
     // SAFETY: see the top of the module.
-    unsafe {
-        let words = _mm_xor_si128(pair(a, b), _mm_set1_epi64x(splat as i64));
-        let borrows = _mm_sub_epi64(words, _mm_set1_epi64x(low as i64));
+    let zero_lanes = unsafe {
+        let words = _mm_xor_si128(pair(a, b), set(splat));
+        let borrows = _mm_sub_epi64(words, set(low));
         // `andnot(x, y)` is `!x & y`.
-        any_bit(_mm_and_si128(_mm_andnot_si128(words, borrows), _mm_set1_epi64x(top as i64)))
-    }
+        _mm_and_si128(_mm_andnot_si128(words, borrows), set(top))
+    };
+    any_bit(zero_lanes)
 }
 
 /// Whether a semi-sorted 13-bit bucket among `words` holds the fingerprint whose high part
@@ -57,40 +58,43 @@ pub(super) fn either_sorted_has(
 ) -> bool {
     debug_assert!(nibble_to_high < 1 << 32);
     // SAFETY: see the top of the module.
-    unsafe {
-        let stored_highs = _mm_srli_epi64::<{ CODE_BITS as i32 }>(pair(words[0], words[1]));
-        let high_flags = zero_lanes(_mm_xor_si128(stored_highs, set(highs.splat(high))), highs);
-        let nibble_flags = zero_lanes(
+    let (stored_highs, nibbles) = unsafe {
+        (
+            _mm_xor_si128(
+                _mm_srli_epi64::<{ CODE_BITS as i32 }>(pair(words[0], words[1])),
+                set(highs.splat(high)),
+            ),
             _mm_xor_si128(pair(nibbles[0], nibbles[1]), set(nibble_lanes.splat(nibble))),
-            nibble_lanes,
-        );
-        // The nibble flags are below 2^16: the low 32 bits of each half hold them whole.
-        let moved = _mm_mul_epu32(nibble_flags, set(nibble_to_high));
-        any_bit(_mm_and_si128(high_flags, moved))
-    }
+        )
+    };
+    let (high_flags, nibble_flags) = (zero_lanes(stored_highs, highs), zero_lanes(nibbles, nibble_lanes));
+    // SAFETY: see the top of the module. The nibble flags are below 2^16: the low 32 bits of
+    // each half, which the multiplication takes, hold them whole.
+    let both = unsafe { _mm_and_si128(high_flags, _mm_mul_epu32(nibble_flags, set(nibble_to_high))) };
+    any_bit(both)
 }
 
 /// `a` in the low half, `b` in the high one.
 #[inline(always)]
-unsafe fn pair(a: u64, b: u64) -> __m128i {
+fn pair(a: u64, b: u64) -> __m128i {
     // SAFETY: see the top of the module.
     unsafe { _mm_set_epi64x(b as i64, a as i64) }
 }
 
 /// `value` in both halves.
 #[inline(always)]
-unsafe fn set(value: u64) -> __m128i {
+fn set(value: u64) -> __m128i {
     // SAFETY: see the top of the module.
     unsafe { _mm_set1_epi64x(value as i64) }
 }
 
 /// [`Lanes::zero_lanes`] of both halves: the top bit of every zero lane, exactly.
 #[inline(always)]
-unsafe fn zero_lanes(words: __m128i, lanes: &Lanes<u64>) -> __m128i {
+fn zero_lanes(words: __m128i, lanes: &Lanes<u64>) -> __m128i {
     let (body, top) = lanes.body_and_top();
+    let body = set(body);
     // SAFETY: see the top of the module.
     unsafe {
-        let body = set(body);
         let carried =
             _mm_or_si128(_mm_or_si128(_mm_add_epi64(_mm_and_si128(words, body), body), words), body);
         _mm_andnot_si128(carried, set(top))
@@ -99,7 +103,7 @@ unsafe fn zero_lanes(words: __m128i, lanes: &Lanes<u64>) -> __m128i {
 
 /// Whether any bit of `flags` is set.
 #[inline(always)]
-unsafe fn any_bit(flags: __m128i) -> bool {
+fn any_bit(flags: __m128i) -> bool {
     // SAFETY: see the top of the module.
     unsafe { _mm_movemask_epi8(_mm_cmpeq_epi8(flags, _mm_setzero_si128())) != 0xFFFF }
 }

@@ -288,13 +288,6 @@ impl<F: Fn(usize) -> u64> Matcher for Sorted13<F> {
         let first_high = stored >> CODE_BITS & ((1 << Self::HIGH_BITS) - 1);
         (first_nibble == 0 && first_high == 0).then_some(0)
     }
-    /// Compared as numbers: free slots sort first, so the flags of a stored bucket's free slots
-    /// are those of its first lanes, and more of them make a larger number. (Corrupt bytes can
-    /// only change which bucket is chosen.)
-    #[inline(always)]
-    fn more_free(&self, free2: u64, free1: u64) -> bool {
-        free2 > free1
-    }
     #[inline(always)]
     fn slot(&self, flags: u64) -> Option<usize> {
         (flags != 0).then(|| (flags.trailing_zeros() / Self::HIGH_BITS) as usize)

@@ -302,6 +302,11 @@ impl<S: AsRef<[u8]>> CuckooFilterIn<S> {
         (start.min(count)..end.min(count)).map(|index| Bucket::read(&self.table, index))
     }
 
+    /// What batches hash items with: this filter's function and seed, matched once per block.
+    fn item_hasher(&self) -> ItemHasher {
+        ItemHasher { function: self.config.hash_function, seed: self.config.seed }
+    }
+
     #[cfg(test)]
     pub(crate) fn table_bytes(&self) -> &[u8] {
         self.table.payload()
@@ -331,7 +336,7 @@ impl<S: AsRef<[u8]>> Filter for CuckooFilterIn<S> {
 
     /// Pipelined: the buckets of upcoming items are prefetched.
     fn contains_batch<T: Hash>(&self, items: &[T]) -> Vec<bool> {
-        self.table.contains_pipelined(items, ItemHasher { function: self.hash_function(), seed: self.seed() })
+        self.table.contains_pipelined(items, self.item_hasher())
     }
 
     #[inline]
@@ -442,7 +447,7 @@ impl FilterMut for CuckooFilter {
     }
 
     fn insert_batch<T: Hash>(&mut self, items: &[T]) -> Vec<Result<(), InsertError>> {
-        self.insert_pipelined(items, ItemHasher { function: self.hash_function(), seed: self.seed() })
+        self.insert_pipelined(items, self.item_hasher())
     }
 
     #[inline]

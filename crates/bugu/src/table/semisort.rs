@@ -229,15 +229,6 @@ impl<F: Fn(usize) -> u64> Sorted13<F> {
     fn nibbles(stored: u64) -> u16 {
         DECODE[stored as usize & ((1 << CODE_BITS) - 1)]
     }
-
-    /// [`Matcher::matches`] of a stored bucket.
-    #[inline(always)]
-    fn stored_matches(stored: u64, fingerprint: u32) -> u64 {
-        let (highs, nibbles) = (Lanes::new(SLOTS, Self::HIGH_BITS), Lanes::new(SLOTS, 4));
-        let high_flags = highs.matching_lanes(stored >> CODE_BITS, fingerprint >> 4);
-        let nibble_flags = nibbles.matching_lanes(Self::nibbles(stored) as u64, fingerprint & 0xF);
-        high_flags & nibble_flags.wrapping_mul(Self::NIBBLE_TO_HIGH)
-    }
 }
 
 impl<F: Fn(usize) -> u64> Matcher for Sorted13<F> {
@@ -256,27 +247,26 @@ impl<F: Fn(usize) -> u64> Matcher for Sorted13<F> {
     }
     #[inline(always)]
     fn matches(&self, bucket: usize, fingerprint: u32) -> u64 {
-        Self::stored_matches((self.window)(bucket), fingerprint)
+        let stored = (self.window)(bucket);
+        let (highs, nibbles) = (Lanes::new(SLOTS, Self::HIGH_BITS), Lanes::new(SLOTS, 4));
+        let high_flags = highs.matching_lanes(stored >> CODE_BITS, fingerprint >> 4);
+        let nibble_flags = nibbles.matching_lanes(Self::nibbles(stored) as u64, fingerprint & 0xF);
+        high_flags & nibble_flags.wrapping_mul(Self::NIBBLE_TO_HIGH)
     }
     /// Both buckets at once in vector registers on x86-64 (`vector.rs`: one-by-one semi-sorted
-    /// lookups of 10^7 keys took 0.78 of the time of the word code).
+    /// lookups of 10^7 keys took 0.78 of the time of the word code); other targets keep the
+    /// trait's one bucket at a time.
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     #[inline(always)]
     fn either_matches(&self, b1: usize, b2: usize, fingerprint: u32) -> bool {
         let words = [(self.window)(b1), (self.window)(b2)];
-        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-        {
-            super::vector::either_sorted_has(
-                words,
-                words.map(|stored| Self::nibbles(stored) as u64),
-                (fingerprint >> 4, fingerprint & 0xF),
-                (&Lanes::new(SLOTS, Self::HIGH_BITS), &Lanes::new(SLOTS, 4)),
-                Self::NIBBLE_TO_HIGH,
-            )
-        }
-        #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-        {
-            Self::stored_matches(words[0], fingerprint) | Self::stored_matches(words[1], fingerprint) != 0
-        }
+        super::vector::either_sorted_has(
+            words,
+            words.map(|stored| Self::nibbles(stored) as u64),
+            (fingerprint >> 4, fingerprint & 0xF),
+            (&Lanes::new(SLOTS, Self::HIGH_BITS), &Lanes::new(SLOTS, 4)),
+            Self::NIBBLE_TO_HIGH,
+        )
     }
     /// Slot 0 or none: a bucket is stored sorted, and an empty slot (fingerprint 0) sorts first.
     /// Bytes not in that order (a corrupt file) may hide a free slot elsewhere: missed, but a

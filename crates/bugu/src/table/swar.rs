@@ -57,8 +57,13 @@ pub(crate) trait Word:
 /// without vector code of its own.
 #[inline(always)]
 fn either_has_lane_equal_in_words<W: Word>(a: W, b: W, splat: W, low: W, top: W) -> bool {
-    let any_zero_lane = |word: W| word.wrapping_sub(low) & !word & top;
-    any_zero_lane(a ^ splat) | any_zero_lane(b ^ splat) != W::ZERO
+    any_zero_lane(a ^ splat, low, top) | any_zero_lane(b ^ splat, low, top) != W::ZERO
+}
+
+/// [`Lanes::any_zero_lane`] with its masks given: the borrow test.
+#[inline(always)]
+fn any_zero_lane<W: Word>(word: W, low: W, top: W) -> W {
+    word.wrapping_sub(low) & !word & top
 }
 
 macro_rules! impl_word {
@@ -222,7 +227,7 @@ impl<W: Word> Lanes<W> {
     /// only the yes or no.
     #[inline(always)]
     pub(crate) fn any_zero_lane(&self, word: W) -> W {
-        word.wrapping_sub(self.low) & !word & self.top
+        any_zero_lane(word, self.low, self.top)
     }
 
     /// Not zero exactly when some lane of `word` equals `value` (see

@@ -110,15 +110,50 @@ impl PathSearch {
         &mut self,
         table: &Table<S>,
         buckets: &M,
-        (b1, b2): (usize, usize),
+        roots @ (b1, b2): (usize, usize),
         limit: usize,
     ) -> Option<Path> {
-        let addressing = table.addressing();
         self.queue.clear();
         for bucket in [b1, b2] {
             self.queue.push(Node { bucket, parent: ROOT, via_slot: 0 });
         }
-        let mut head = 0;
+        // The first level, where most searches end (a fill of 10^6 keys: one in five goes on).
+        let targets = first_level(table, buckets, roots);
+        for (root, root_targets) in targets.iter().enumerate() {
+            for (slot, &target) in root_targets[..buckets.slots()].iter().enumerate() {
+                // A root's own bucket: a path never visits a bucket twice; the other root's:
+                // the search examines it at depth 0 already.
+                if target == b1 || target == b2 {
+                    continue;
+                }
+                if let Some(free) = buckets.free_slot(target) {
+                    return Some(Path { end: root, slot, target, free });
+                }
+            }
+        }
+        // Queued only now, in the order the level was examined in: most searches never need them.
+        for (root, root_targets) in targets.iter().enumerate() {
+            for (slot, &target) in root_targets[..buckets.slots()].iter().enumerate() {
+                if target != b1 && target != b2 && self.queue.len() < limit {
+                    self.queue.push(Node { bucket: target, parent: root as u32, via_slot: slot as u8 });
+                }
+            }
+        }
+        self.search_deeper(table, buckets, roots, limit)
+    }
+
+    /// The rest of the breadth-first search once the roots' level found no free slot: the nodes
+    /// queued from index 2 on, one level at a time.
+    #[inline(always)]
+    fn search_deeper<S: Storage, M: Matcher>(
+        &mut self,
+        table: &Table<S>,
+        buckets: &M,
+        (b1, b2): (usize, usize),
+        limit: usize,
+    ) -> Option<Path> {
+        let addressing = table.addressing();
+        let mut head = 2;
         while head < self.queue.len() {
             // One level of the tree at a time, fetching the buckets the level's fingerprints could
             // move to a few nodes ahead of the one examined, so that their cache misses overlap.
@@ -264,4 +299,23 @@ fn prefetch_alternates<S: Storage, M: Matcher>(table: &Table<S>, buckets: &M, bu
     for &fingerprint in &fingerprints[..buckets.slots()] {
         table.prefetch(table.addressing().alternate(bucket, fingerprint));
     }
+}
+
+/// Where the fingerprints of both roots could move (`[root][slot]`), each worked out once and
+/// fetched before the first is examined, so that their cache misses overlap.
+#[inline(always)]
+fn first_level<S: Storage, M: Matcher>(
+    table: &Table<S>,
+    buckets: &M,
+    (b1, b2): (usize, usize),
+) -> [[usize; MAX_LANES]; 2] {
+    let mut targets = [[0; MAX_LANES]; 2];
+    for (root_targets, bucket) in targets.iter_mut().zip([b1, b2]) {
+        let fingerprints = buckets.fingerprints(bucket);
+        for (target, &fingerprint) in root_targets.iter_mut().zip(&fingerprints[..buckets.slots()]) {
+            *target = table.addressing().alternate(bucket, fingerprint);
+            table.prefetch(*target);
+        }
+    }
+    targets
 }

@@ -306,6 +306,13 @@ impl StorageMut for &AtomicBytes {
             }
         }
     }
+
+    /// Checked (it is the safe [`store_bits`](StorageMut::store_bits)): the concurrent filter's
+    /// writes take their locks first, and their bounds checks cost little beside.
+    #[inline(always)]
+    unsafe fn fill_zero_bits_unchecked<W: Word>(&mut self, offset: usize, value: W) {
+        self.store_bits(offset, value, value);
+    }
 }
 
 /// Replaces the bits of `word` set in `mask` by those of `value`. Only the holder of the word's

@@ -37,6 +37,14 @@ pub(crate) trait StorageMut: Storage {
     /// Replaces the bits set in `mask` of the window at byte `offset` by those of `value`
     /// (which has no bits outside `mask`); the other bits of the window are left as they are.
     fn store_bits<W: Word>(&mut self, offset: usize, value: W, mask: W);
+    /// Sets the bits of `value` in the window at byte `offset`, where they are all zero (a free
+    /// slot's): [`store_bits`](Self::store_bits) with `value` as its mask, which a byte slice
+    /// does with one `or` into memory and without a bounds check.
+    ///
+    /// # Safety
+    /// The window is inside the storage's [`region`](Storage::region) as last taken (which
+    /// storage this crate writes never shrinks): `offset + W::BITS / 8 <= region().len()`.
+    unsafe fn fill_zero_bits_unchecked<W: Word>(&mut self, offset: usize, value: W);
 }
 
 /// A storage's bytes taken once, so that one length check covers every load a lookup makes from
@@ -99,5 +107,16 @@ impl StorageMut for Vec<u8> {
     fn store_bits<W: Word>(&mut self, offset: usize, value: W, mask: W) {
         let window = W::load(self, offset);
         ((window & !mask) | value).store(self, offset);
+    }
+
+    #[inline(always)]
+    unsafe fn fill_zero_bits_unchecked<W: Word>(&mut self, offset: usize, value: W) {
+        debug_assert!(offset + W::BITS as usize / 8 <= self.len());
+        // SAFETY: the caller guarantees that the `W::BITS / 8` bytes from `offset` are inside the
+        // vector; unaligned reads and writes need no alignment, and any bytes are valid `u8`s.
+        unsafe {
+            let window = self.as_mut_ptr().add(offset).cast::<W::Bytes>();
+            window.write_unaligned((W::from_le_bytes(window.read_unaligned()) | value).to_le_bytes());
+        }
     }
 }

@@ -31,6 +31,7 @@ pub(crate) trait Word:
     /// (`storage::Region`) read from memory as they are.
     type Bytes: Copy;
     fn from_le_bytes(bytes: Self::Bytes) -> Self;
+    fn to_le_bytes(self) -> Self::Bytes;
     /// Loads `BITS / 8` little-endian bytes starting at `offset`.
     fn load(bytes: &[u8], offset: usize) -> Self;
     /// Stores `BITS / 8` little-endian bytes starting at `offset`.
@@ -76,6 +77,10 @@ macro_rules! impl_word {
             #[inline(always)]
             fn from_le_bytes(bytes: Self::Bytes) -> Self {
                 <$t>::from_le_bytes(bytes)
+            }
+            #[inline(always)]
+            fn to_le_bytes(self) -> Self::Bytes {
+                <$t>::to_le_bytes(self)
             }
             #[inline(always)]
             fn load(bytes: &[u8], offset: usize) -> Self {

@@ -152,8 +152,10 @@ impl PathSearch {
         (b1, b2): (usize, usize),
         limit: usize,
     ) -> Option<Path> {
-        let addressing = table.addressing();
         let mut head = 2;
+        // The alternates of the nodes fetched ahead, node `k`'s at `k % NODES_FETCHED_AHEAD`:
+        // worked out once for the fetch and the examination.
+        let mut ahead = [[0; MAX_LANES]; NODES_FETCHED_AHEAD];
         while head < self.queue.len() {
             // One level of the tree at a time, fetching the buckets the level's fingerprints could
             // move to a few nodes ahead of the one examined, so that their cache misses overlap.
@@ -161,13 +163,12 @@ impl PathSearch {
             let mut fetched = head;
             while head < level_end {
                 while fetched < level_end.min(head + NODES_FETCHED_AHEAD) {
-                    prefetch_alternates(table, buckets, self.queue[fetched].bucket);
+                    ahead[fetched % NODES_FETCHED_AHEAD] =
+                        fetch_alternates(table, buckets, self.queue[fetched].bucket);
                     fetched += 1;
                 }
-                let node = self.queue[head];
-                let fingerprints = buckets.fingerprints(node.bucket);
-                for (slot, &fingerprint) in fingerprints[..buckets.slots()].iter().enumerate() {
-                    let target = addressing.alternate(node.bucket, fingerprint);
+                let targets = ahead[head % NODES_FETCHED_AHEAD];
+                for (slot, &target) in targets[..buckets.slots()].iter().enumerate() {
                     if target == b1 || target == b2 || self.on_path(head, target) {
                         continue;
                     }
@@ -184,15 +185,16 @@ impl PathSearch {
         None
     }
 
-    /// Whether `bucket` is already on the path from a root to node `index`.
+    /// Whether `bucket` is on the path from a root to node `index`, the root left out: the
+    /// search compares every bucket with both roots anyway.
     fn on_path(&self, mut index: usize, bucket: usize) -> bool {
         loop {
             let node = self.queue[index];
-            if node.bucket == bucket {
-                return true;
-            }
             if node.parent == ROOT {
                 return false;
+            }
+            if node.bucket == bucket {
+                return true;
             }
             index = node.parent as usize;
         }
@@ -285,20 +287,27 @@ impl<S: Storage> BucketOp for PrefetchForInsert<'_, S> {
         let [b1, b2] = self.buckets;
         let is_full = |bucket| buckets.free_slot(bucket).is_none();
         if is_full(b1) && is_full(b2) {
-            prefetch_alternates(self.table, buckets, b1);
-            prefetch_alternates(self.table, buckets, b2);
+            fetch_alternates(self.table, buckets, b1);
+            fetch_alternates(self.table, buckets, b2);
         }
     }
 }
 
-/// Starts fetching the alternate bucket of every fingerprint in `bucket` (read through
-/// `buckets`, the table's matcher): where the path search looks after `bucket`.
+/// The alternate bucket of every fingerprint in `bucket` (read through `buckets`, the table's
+/// matcher; 0 past the last slot), each fetched: where the path search looks after `bucket`.
 #[inline(always)]
-fn prefetch_alternates<S: Storage, M: Matcher>(table: &Table<S>, buckets: &M, bucket: usize) {
-    let fingerprints: [u32; MAX_LANES] = buckets.fingerprints(bucket);
-    for &fingerprint in &fingerprints[..buckets.slots()] {
-        table.prefetch(table.addressing().alternate(bucket, fingerprint));
+fn fetch_alternates<S: Storage, M: Matcher>(
+    table: &Table<S>,
+    buckets: &M,
+    bucket: usize,
+) -> [usize; MAX_LANES] {
+    let mut targets = [0; MAX_LANES];
+    let fingerprints = buckets.fingerprints(bucket);
+    for (target, &fingerprint) in targets.iter_mut().zip(&fingerprints[..buckets.slots()]) {
+        *target = table.addressing().alternate(bucket, fingerprint);
+        table.prefetch(*target);
     }
+    targets
 }
 
 /// Where the fingerprints of both roots could move (`[root][slot]`), each worked out once and
@@ -309,13 +318,5 @@ fn first_level<S: Storage, M: Matcher>(
     buckets: &M,
     (b1, b2): (usize, usize),
 ) -> [[usize; MAX_LANES]; 2] {
-    let mut targets = [[0; MAX_LANES]; 2];
-    for (root_targets, bucket) in targets.iter_mut().zip([b1, b2]) {
-        let fingerprints = buckets.fingerprints(bucket);
-        for (target, &fingerprint) in root_targets.iter_mut().zip(&fingerprints[..buckets.slots()]) {
-            *target = table.addressing().alternate(bucket, fingerprint);
-            table.prefetch(*target);
-        }
-    }
-    targets
+    [fetch_alternates(table, buckets, b1), fetch_alternates(table, buckets, b2)]
 }

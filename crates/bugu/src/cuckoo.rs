@@ -320,3 +320,82 @@ fn first_level<S: Storage, M: Matcher>(
 ) -> [[usize; MAX_LANES]; 2] {
     [fetch_alternates(table, buckets, b1), fetch_alternates(table, buckets, b2)]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::table::Geometry;
+    use proptest::prelude::*;
+
+    /// The breadth-first search as the module docs state it, with none of the search's shortcuts
+    /// (the roots' level in an array, the alternates kept for the fetch and the examination):
+    /// one queue, slots read one by one, a free slot found by the table's generic `find`.
+    fn reference_search(table: &Table, (b1, b2): (usize, usize), limit: usize) -> Option<Path> {
+        let mut queue = vec![
+            Node { bucket: b1, parent: ROOT, via_slot: 0 },
+            Node { bucket: b2, parent: ROOT, via_slot: 0 },
+        ];
+        let on_path = |queue: &[Node], mut index: usize, bucket: usize| loop {
+            if queue[index].bucket == bucket {
+                return true;
+            }
+            match queue[index].parent {
+                ROOT => return false,
+                parent => index = parent as usize,
+            }
+        };
+        let mut head = 0;
+        while head < queue.len() {
+            let bucket = queue[head].bucket;
+            for slot in 0..table.slots() {
+                let target = table.addressing().alternate(bucket, table.get(bucket, slot));
+                if target == b1 || target == b2 || on_path(&queue, head, target) {
+                    continue;
+                }
+                if let Some(free) = table.find(target, 0) {
+                    return Some(Path { end: head, slot, target, free });
+                }
+                if queue.len() < limit {
+                    queue.push(Node { bucket: target, parent: head as u32, via_slot: slot as u8 });
+                }
+            }
+            head += 1;
+        }
+        None
+    }
+
+    proptest! {
+        // Over fills of small tables past their capacity, every insert whose buckets are both
+        // full finds the path the reference finds (or none when it finds none), and once applied
+        // every fingerprint stays where a lookup finds it.
+        #[test]
+        fn the_search_finds_the_path_the_plain_breadth_first_search_finds(
+            (slots, semi_sorted) in prop::sample::select(vec![(2usize, false), (4, false), (8, false), (4, true)]),
+            bits in prop::sample::select(vec![5u32, 8, 12, 13, 16, 20]),
+            half in 1usize..24,
+            limit in prop::sample::select(vec![2usize, 3, 9, 40, 500]),
+            items in proptest::collection::vec((any::<usize>(), any::<u32>()), 1..400),
+        ) {
+            let buckets = 2 * half;
+            let mut table = Table::new(Geometry { buckets, slots, bits, semi_sorted }).unwrap();
+            let mut search = PathSearch::default();
+            let mut stored = Vec::new();
+            for (bucket, raw) in items {
+                let fingerprint = raw % ((1u32 << bits) - 1) + 1;
+                let b1 = bucket % buckets;
+                let b2 = table.addressing().alternate(b1, fingerprint);
+                if !table.store_in_emptier(fingerprint, b1, b2) {
+                    let path = search.search(&table, (b1, b2), limit);
+                    prop_assert_eq!(path, reference_search(&table, (b1, b2), limit));
+                    let Some(path) = path else { continue };
+                    prop_assert!(search.is_valid(&table, path));
+                    search.apply(&mut table, path, fingerprint);
+                }
+                stored.push((fingerprint, b1, b2));
+                for &(fingerprint, b1, b2) in &stored {
+                    prop_assert!(table.find(b1, fingerprint).is_some() || table.find(b2, fingerprint).is_some());
+                }
+            }
+        }
+    }
+}

@@ -13,7 +13,7 @@ use crate::error::{ConfigError, Error, InsertError};
 use crate::hash::{BlockHasher, HashFunction, ItemHasher, Prehashed};
 use crate::membership::{Filter, FilterMut};
 use crate::stats::{Bucket, Stats};
-use crate::table::{AllocFailed, Table};
+use crate::table::{ANY_GEOMETRY, AllocFailed, DEFAULT_KIND, Kind, Table};
 
 /// A cuckoo filter whose table lives in `S`: one type for every place a filter's bytes can live.
 ///
@@ -393,8 +393,26 @@ impl CuckooFilter {
     }
 
     /// Inserts many items by their hashes, pipelined (see [`crate::batch`]): exactly the results
-    /// of one-by-one inserts, in order.
+    /// of one-by-one inserts, in order. Compiled for the default geometry alone where the table
+    /// has it, as batched lookups are: an item's prefetch then takes an `lea` for a bucket's
+    /// address instead of a multiplication by the width the table holds (a batched fill of
+    /// 10^6 keys: 193.6 instead of 199.5 instructions an insert, counted with callgrind).
     fn insert_pipelined<T>(
+        &mut self,
+        items: &[T],
+        hasher: impl BlockHasher<T>,
+    ) -> Vec<Result<(), InsertError>> {
+        if self.table.kind() == DEFAULT_KIND {
+            self.insert_pipelined_as::<DEFAULT_KIND, T>(items, hasher)
+        } else {
+            self.insert_pipelined_as::<ANY_GEOMETRY, T>(items, hasher)
+        }
+    }
+
+    /// [`insert_pipelined`](Self::insert_pipelined) with prefetches compiled for the geometry of
+    /// `KIND`, the table's or [`ANY_GEOMETRY`].
+    #[inline(always)]
+    fn insert_pipelined_as<const KIND: Kind, T>(
         &mut self,
         items: &[T],
         hasher: impl BlockHasher<T>,
@@ -409,7 +427,7 @@ impl CuckooFilter {
             items,
             &mut results,
             |_, items, block| locate(items, block),
-            |filter, located| filter.table.prefetch_located(located),
+            |filter, located| filter.table.prefetch_located_as::<KIND>(located),
             |filter, (_, b1, b2)| {
                 if filter.len >= searches_likely_from {
                     PathSearch::prefetch_for_insert(&filter.table, (b1, b2));

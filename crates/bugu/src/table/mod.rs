@@ -146,7 +146,7 @@ pub(crate) const KINDS: usize = FIXED_PROBES.len() + 1;
 /// The [`Kind`] of the default geometry, 12-bit fingerprints in buckets of 4
 /// ([`Probe::Slots4Bits12`]): the one whose lookup is inlined into its callers
 /// ([`Table::contains_hash`]).
-const DEFAULT_KIND: Kind = 5;
+pub(crate) const DEFAULT_KIND: Kind = 5;
 
 /// The [`Kind`] of semi-sorted buckets of 13-bit fingerprints ([`Probe::SemiSorted13`]), whose
 /// insert's first step is also inlined into its callers
@@ -977,7 +977,7 @@ impl<S: Storage> Table<S> {
     /// [`prefetch_located`](Self::prefetch_located) compiled for the geometry of `KIND` (see
     /// [`prefetch_as`](Self::prefetch_as)).
     #[inline(always)]
-    fn prefetch_located_as<const KIND: Kind>(&self, (_, b1, b2): Located) {
+    pub(crate) fn prefetch_located_as<const KIND: Kind>(&self, (_, b1, b2): Located) {
         self.prefetch_as::<KIND>(b1);
         self.prefetch_as::<KIND>(b2);
     }

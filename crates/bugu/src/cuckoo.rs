@@ -14,7 +14,9 @@
 //! fingerprint to the first one's alternate bucket. The search queue is kept between inserts so
 //! that no insert allocates once it has warmed up.
 
-use crate::table::{BucketOp, MAX_LANES, Matcher, Storage, StorageMut, Table};
+use crate::table::{
+    ANY_GEOMETRY, BucketOp, DEFAULT_KIND, Kind, MAX_LANES, Matcher, Storage, StorageMut, Table,
+};
 
 /// Marks a root node (a candidate bucket of the new fingerprint).
 const ROOT: u32 = u32::MAX;
@@ -83,30 +85,40 @@ impl PathSearch {
 
     /// Starts fetching what an upcoming insert into `b1`, `b2` will read: if both buckets (already
     /// fetched, so this is cheap) are full, the alternate buckets of their fingerprints, which the
-    /// search examines first. Batched inserts call it a few items ahead. Out of line: it holds
+    /// search examines first. Batched inserts call it a few items ahead, with `KIND` the kind of
+    /// code their loop is compiled for (the table's, or [`ANY_GEOMETRY`]). Out of line: it holds
     /// every geometry's code, and inlined it made the batched insert loop call its look-ahead
     /// (17 instructions an item) even where the load is too low to run it.
     #[inline(never)]
-    pub(crate) fn prefetch_for_insert<S: Storage>(table: &Table<S>, (b1, b2): (usize, usize)) {
-        table.probe(PrefetchForInsert { table, buckets: [b1, b2] });
+    pub(crate) fn prefetch_for_insert<const KIND: Kind, S: Storage>(
+        table: &Table<S>,
+        (b1, b2): (usize, usize),
+    ) {
+        table.probe_as::<KIND, _>(PrefetchForInsert::<S, KIND> { table, buckets: [b1, b2] });
     }
 
     /// Breadth-first search from both (full) candidate buckets for a [`Path`] to a free slot. It
     /// only reads the table. The search is compiled for each geometry (the table dispatches on
     /// its geometry once per search): a bucket's fingerprints come from one load of the bucket,
-    /// and a free slot is looked for with the geometry's masks as constants.
+    /// and a free slot is looked for with the geometry's masks as constants. The default
+    /// geometry's search is compiled for it alone, so that its prefetches too take the bucket's
+    /// address from an `lea` rather than a multiplication by the table's width.
     pub(crate) fn search<S: Storage>(
         &mut self,
         table: &Table<S>,
         roots: (usize, usize),
         limit: usize,
     ) -> Option<Path> {
-        table.probe(Search { search: self, table, roots, limit })
+        if table.kind() == DEFAULT_KIND {
+            table.probe_as::<DEFAULT_KIND, _>(Search::<S, DEFAULT_KIND> { search: self, table, roots, limit })
+        } else {
+            table.probe_as::<ANY_GEOMETRY, _>(Search::<S, ANY_GEOMETRY> { search: self, table, roots, limit })
+        }
     }
 
     /// [`search`](Self::search) with the buckets read through `buckets`, the table's matcher.
     #[inline(always)]
-    fn search_with<S: Storage, M: Matcher>(
+    fn search_with<const KIND: Kind, S: Storage, M: Matcher>(
         &mut self,
         table: &Table<S>,
         buckets: &M,
@@ -118,7 +130,7 @@ impl PathSearch {
             self.queue.push(Node { bucket, parent: ROOT, via_slot: 0 });
         }
         // The first level, where most searches end (a fill of 10^6 keys: one in five goes on).
-        let targets = first_level(table, buckets, roots);
+        let targets = first_level::<KIND, _, _>(table, buckets, roots);
         for (root, root_targets) in targets.iter().enumerate() {
             for (slot, &target) in root_targets[..buckets.slots()].iter().enumerate() {
                 // A root's own bucket: a path never visits a bucket twice; the other root's:
@@ -139,13 +151,13 @@ impl PathSearch {
                 }
             }
         }
-        self.search_deeper(table, buckets, roots, limit)
+        self.search_deeper::<KIND, _, _>(table, buckets, roots, limit)
     }
 
     /// The rest of the breadth-first search once the roots' level found no free slot: the nodes
     /// queued from index 2 on, one level at a time.
     #[inline(always)]
-    fn search_deeper<S: Storage, M: Matcher>(
+    fn search_deeper<const KIND: Kind, S: Storage, M: Matcher>(
         &mut self,
         table: &Table<S>,
         buckets: &M,
@@ -164,7 +176,7 @@ impl PathSearch {
             while head < level_end {
                 while fetched < level_end.min(head + NODES_FETCHED_AHEAD) {
                     ahead[fetched % NODES_FETCHED_AHEAD] =
-                        fetch_alternates(table, buckets, self.queue[fetched].bucket);
+                        fetch_alternates::<KIND, _, _>(table, buckets, self.queue[fetched].bucket);
                     fetched += 1;
                 }
                 let targets = ahead[head % NODES_FETCHED_AHEAD];
@@ -258,45 +270,46 @@ impl PathSearch {
     }
 }
 
-/// [`PathSearch::search`] as an operation on the table's buckets.
-struct Search<'a, S> {
+/// [`PathSearch::search`] as an operation on the table's buckets, compiled for `KIND`.
+struct Search<'a, S, const KIND: Kind> {
     search: &'a mut PathSearch,
     table: &'a Table<S>,
     roots: (usize, usize),
     limit: usize,
 }
 
-impl<S: Storage> BucketOp for Search<'_, S> {
+impl<S: Storage, const KIND: Kind> BucketOp for Search<'_, S, KIND> {
     type Output = Option<Path>;
     #[inline(always)]
     fn on_words<M: Matcher>(self, buckets: &M) -> Option<Path> {
-        self.search.search_with(self.table, buckets, self.roots, self.limit)
+        self.search.search_with::<KIND, _, _>(self.table, buckets, self.roots, self.limit)
     }
 }
 
-/// [`PathSearch::prefetch_for_insert`] as an operation on the table's buckets.
-struct PrefetchForInsert<'a, S> {
+/// [`PathSearch::prefetch_for_insert`] as an operation on the table's buckets, compiled for `KIND`.
+struct PrefetchForInsert<'a, S, const KIND: Kind> {
     table: &'a Table<S>,
     buckets: [usize; 2],
 }
 
-impl<S: Storage> BucketOp for PrefetchForInsert<'_, S> {
+impl<S: Storage, const KIND: Kind> BucketOp for PrefetchForInsert<'_, S, KIND> {
     type Output = ();
     #[inline(always)]
     fn on_words<M: Matcher>(self, buckets: &M) {
         let [b1, b2] = self.buckets;
         let is_full = |bucket| buckets.free_slot(bucket).is_none();
         if is_full(b1) && is_full(b2) {
-            fetch_alternates(self.table, buckets, b1);
-            fetch_alternates(self.table, buckets, b2);
+            fetch_alternates::<KIND, _, _>(self.table, buckets, b1);
+            fetch_alternates::<KIND, _, _>(self.table, buckets, b2);
         }
     }
 }
 
 /// The alternate bucket of every fingerprint in `bucket` (read through `buckets`, the table's
-/// matcher; 0 past the last slot), each fetched: where the path search looks after `bucket`.
+/// matcher; 0 past the last slot), each fetched by code compiled for `KIND`: where the path
+/// search looks after `bucket`.
 #[inline(always)]
-fn fetch_alternates<S: Storage, M: Matcher>(
+fn fetch_alternates<const KIND: Kind, S: Storage, M: Matcher>(
     table: &Table<S>,
     buckets: &M,
     bucket: usize,
@@ -305,7 +318,7 @@ fn fetch_alternates<S: Storage, M: Matcher>(
     let fingerprints = buckets.fingerprints(bucket);
     for (target, &fingerprint) in targets.iter_mut().zip(&fingerprints[..buckets.slots()]) {
         *target = table.addressing().alternate(bucket, fingerprint);
-        table.prefetch(*target);
+        table.prefetch_as::<KIND>(*target);
     }
     targets
 }
@@ -313,12 +326,12 @@ fn fetch_alternates<S: Storage, M: Matcher>(
 /// Where the fingerprints of both roots could move (`[root][slot]`), each worked out once and
 /// fetched before the first is examined, so that their cache misses overlap.
 #[inline(always)]
-fn first_level<S: Storage, M: Matcher>(
+fn first_level<const KIND: Kind, S: Storage, M: Matcher>(
     table: &Table<S>,
     buckets: &M,
     (b1, b2): (usize, usize),
 ) -> [[usize; MAX_LANES]; 2] {
-    [fetch_alternates(table, buckets, b1), fetch_alternates(table, buckets, b2)]
+    [fetch_alternates::<KIND, _, _>(table, buckets, b1), fetch_alternates::<KIND, _, _>(table, buckets, b2)]
 }
 
 #[cfg(test)]

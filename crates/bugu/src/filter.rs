@@ -430,7 +430,7 @@ impl CuckooFilter {
             |filter, located| filter.table.prefetch_located_as::<KIND>(located),
             |filter, (_, b1, b2)| {
                 if filter.len >= searches_likely_from {
-                    PathSearch::prefetch_for_insert(&filter.table, (b1, b2));
+                    PathSearch::prefetch_for_insert::<KIND, _>(&filter.table, (b1, b2));
                 }
             },
             |filter, located| {

@@ -37,8 +37,8 @@ use crate::hash::Prehashed;
 use crate::membership::{Filter, item_updates};
 use crate::persist::PersistError;
 use crate::stats::Stats;
-use crate::table::AllocFailed;
 use crate::table::shared::{SharedTable, WriteGuard};
+use crate::table::{ANY_GEOMETRY, AllocFailed};
 
 /// A cuckoo filter shared between threads: `Send + Sync`, every operation through `&self`,
 /// lookups without locks (see [the module docs](crate::concurrent)).
@@ -303,7 +303,7 @@ impl ConcurrentFilter {
             &mut results,
             |_, hashes, block| locate(hashes, block),
             |_, located| table.prefetch_located(located),
-            |_, (_, b1, b2)| PathSearch::prefetch_for_insert(table, (b1, b2)),
+            |_, (_, b1, b2)| PathSearch::prefetch_for_insert::<ANY_GEOMETRY, _>(table, (b1, b2)),
             |_, located| self.insert_located(located, false).map(drop),
         );
         results

@@ -766,7 +766,16 @@ impl<S: Storage> Table<S> {
     /// geometry; every load is bounds-checked.
     #[inline(always)]
     pub(crate) fn probe<Op: BucketOp>(&self, op: Op) -> Op::Output {
-        self.probe_with::<ANY_GEOMETRY, Op>(op, Checked(&self.bytes))
+        self.probe_as::<ANY_GEOMETRY, Op>(op)
+    }
+
+    /// [`probe`](Self::probe) compiled for the geometry of `KIND`, which must be [`ANY_GEOMETRY`]
+    /// or the table's [`kind`](Self::kind) (another geometry's code would read other offsets,
+    /// bounds-checked). For an operation that calls other code compiled for `KIND`, such as
+    /// [`prefetch_as`](Self::prefetch_as).
+    #[inline(always)]
+    pub(crate) fn probe_as<const KIND: Kind, Op: BucketOp>(&self, op: Op) -> Op::Output {
+        self.probe_with::<KIND, Op>(op, Checked(&self.bytes))
     }
 
     /// [`probe`](Self::probe) for an operation that only visits buckets of this table, with its
@@ -865,16 +874,12 @@ impl<S: Storage> Table<S> {
     /// inserts 1.03-1.06x. Each T0 prefetch seems to hold one of the L1's few miss buffers until
     /// its line arrives, which caps the lines in flight; the L2's queue is deeper. Where the
     /// tables fit in the caches, T1 costs a little (1.03x at 2 x 10^6 keys).
+    ///
+    /// Compiled for the geometry of `KIND` (which must be the table's, or [`ANY_GEOMETRY`]): a
+    /// known geometry's offsets take an `lea` or a shift instead of a multiplication by a width
+    /// read from the table. (A wrong `KIND` would only fetch the wrong line.)
     #[inline(always)]
-    pub(crate) fn prefetch(&self, bucket: usize) {
-        self.prefetch_as::<ANY_GEOMETRY>(bucket);
-    }
-
-    /// [`prefetch`](Self::prefetch) compiled for the geometry of `KIND` (which must be the
-    /// table's, or [`ANY_GEOMETRY`]): a known geometry's offsets take an `lea` or a shift
-    /// instead of a multiplication by a width read from the table.
-    #[inline(always)]
-    fn prefetch_as<const KIND: Kind>(&self, bucket: usize) {
+    pub(crate) fn prefetch_as<const KIND: Kind>(&self, bucket: usize) {
         debug_assert!(KIND == ANY_GEOMETRY || KIND == self.kind());
         let fixed = if KIND == ANY_GEOMETRY { None } else { FIXED_PROBES[KIND as usize - 1].fixed_layout() };
         let (offset, window_bytes) = match fixed {

@@ -394,24 +394,32 @@ impl<S: StorageMut> Table<S> {
     #[inline(always)]
     pub(crate) fn store_hash_in_emptier(&mut self, hash: u64) -> Result<(), (u32, usize, usize)> {
         let located = self.addressing.locate(hash);
-        // SAFETY: located by the table's own addressing.
-        unsafe { self.store_located_in_emptier(located) }
+        // SAFETY: located by the table's own addressing; code for any geometry.
+        unsafe { self.store_located_in_emptier::<ANY_GEOMETRY>(located) }
     }
 
     /// [`store_hash_in_emptier`](Self::store_hash_in_emptier) for an item already located:
     /// batched inserts locate theirs a block ahead (6 fewer instructions per insert than through
-    /// the checked step).
+    /// the checked step). Compiled for `KIND`: a loop compiled for the table's geometry calls
+    /// that geometry's step without looking at the table's kind.
     ///
     /// # Safety
     /// `located` comes from this table's [`addressing`](Self::addressing), which gives buckets
-    /// below the count it was built with, this table's `buckets`.
+    /// below the count it was built with, this table's `buckets`; `KIND` is [`ANY_GEOMETRY`] or
+    /// the table's [`kind`](Self::kind).
     #[inline(always)]
-    pub(crate) unsafe fn store_located_in_emptier(
+    pub(crate) unsafe fn store_located_in_emptier<const KIND: Kind>(
         &mut self,
         located @ (fingerprint, b1, b2): (u32, usize, usize),
     ) -> Result<(), (u32, usize, usize)> {
-        // SAFETY: the caller's guarantee.
-        if unsafe { self.store_in_emptier_unchecked(fingerprint, b1, b2) } { Ok(()) } else { Err(located) }
+        let stored = if KIND == ANY_GEOMETRY {
+            // SAFETY: the caller's guarantee.
+            unsafe { self.store_in_emptier_unchecked(fingerprint, b1, b2) }
+        } else {
+            // SAFETY: the caller's guarantees.
+            unsafe { self.store_free_unchecked::<KIND>([b1, b2], fingerprint) }
+        };
+        if stored { Ok(()) } else { Err(located) }
     }
 
     /// The step every entry point shares: the code of the default geometry and of semi-sorted

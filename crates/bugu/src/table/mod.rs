@@ -1251,7 +1251,7 @@ impl BucketOp for FreeSlotInEmptier {
     #[inline(always)]
     fn on_words<M: Matcher>(self, matcher: &M) -> Option<(usize, usize)> {
         let [b1, b2] = self.buckets;
-        let (free1, free2) = (matcher.matches(b1, 0), matcher.matches(b2, 0));
+        let (free1, free2) = matcher.free_in_both(b1, b2);
         let (bucket, flags) = pick::<M>(matcher.more_free(free2, free1), (b1, free1), (b2, free2));
         matcher.slot(flags).map(|slot| (bucket, slot))
     }

@@ -52,6 +52,12 @@ pub(crate) trait Word:
     fn either_has_lane_equal(a: Self, b: Self, splat: Self, low: Self, top: Self) -> bool {
         either_has_lane_equal_in_words(a, b, splat, low, top)
     }
+    /// [`Lanes::zero_lanes`] of `a` and of `b` (with its masks `body` and `top`): an insert's
+    /// free-slot flags of its two buckets, which a word type may compute for both at once.
+    #[inline(always)]
+    fn zero_lanes_of_both(a: Self, b: Self, body: Self, top: Self) -> (Self, Self) {
+        (zero_lanes(a, body, top), zero_lanes(b, body, top))
+    }
 }
 
 /// [`Word::either_has_lane_equal`] in general-purpose registers: the code of every word type
@@ -59,6 +65,12 @@ pub(crate) trait Word:
 #[inline(always)]
 fn either_has_lane_equal_in_words<W: Word>(a: W, b: W, splat: W, low: W, top: W) -> bool {
     any_zero_lane(a ^ splat, low, top) | any_zero_lane(b ^ splat, low, top) != W::ZERO
+}
+
+/// [`Lanes::zero_lanes`] with its masks given.
+#[inline(always)]
+fn zero_lanes<W: Word>(word: W, body: W, top: W) -> W {
+    !(((word & body) + body) | word | body) & top
 }
 
 /// [`Lanes::any_zero_lane`] with its masks given: the borrow test.
@@ -139,6 +151,11 @@ impl_word!(
     #[inline(always)]
     fn either_has_lane_equal(a: Self, b: Self, splat: Self, low: Self, top: Self) -> bool {
         super::vector::either_has_lane_equal(a, b, splat, low, top)
+    },
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    #[inline(always)]
+    fn zero_lanes_of_both(a: Self, b: Self, body: Self, top: Self) -> (Self, Self) {
+        super::vector::zero_lanes_of_both(a, b, body, top)
     }
 );
 impl_word!(u128);
@@ -189,7 +206,6 @@ impl<W: Word> Lanes<W> {
     /// The masks of [`zero_lanes`](Self::zero_lanes): every bit of every lane but its top bit,
     /// and the top bits.
     #[inline(always)]
-    #[cfg_attr(not(all(target_arch = "x86_64", target_feature = "sse2")), allow(dead_code))]
     pub(crate) fn body_and_top(&self) -> (W, W) {
         (self.body, self.top)
     }
@@ -216,7 +232,7 @@ impl<W: Word> Lanes<W> {
     /// Top bit set in every lane of `word` that is zero; all other bits clear.
     #[inline(always)]
     pub(crate) fn zero_lanes(&self, word: W) -> W {
-        !(((word & self.body) + self.body) | word | self.body) & self.top
+        zero_lanes(word, self.body, self.top)
     }
 
     /// Top bit set in every lane of `word` equal to `value`.
@@ -302,6 +318,12 @@ pub(crate) trait Matcher {
     fn either_matches(&self, b1: usize, b2: usize, fingerprint: u32) -> bool {
         self.matches_any(b1, fingerprint) | self.matches_any(b2, fingerprint) != Self::Word::ZERO
     }
+    /// The flags of the free slots of `b1` and of `b2` (`matches(b, 0)` of each): an insert's
+    /// first question, which a matcher may answer for both buckets at once.
+    #[inline(always)]
+    fn free_in_both(&self, b1: usize, b2: usize) -> (Self::Word, Self::Word) {
+        (self.matches(b1, 0), self.matches(b2, 0))
+    }
     /// A free slot of `bucket`, if it has one (not necessarily the lowest): what the path search
     /// asks of every bucket it reaches.
     #[inline(always)]
@@ -361,6 +383,11 @@ impl<W: Word, F: Fn(usize) -> W> Matcher for Windowed<W, F> {
     #[inline(always)]
     fn either_matches(&self, b1: usize, b2: usize, fingerprint: u32) -> bool {
         self.lanes.either_has_matching_lane((self.window)(b1), (self.window)(b2), fingerprint)
+    }
+    #[inline(always)]
+    fn free_in_both(&self, b1: usize, b2: usize) -> (W, W) {
+        let (body, top) = self.lanes.body_and_top();
+        W::zero_lanes_of_both((self.window)(b1), (self.window)(b2), body, top)
     }
     /// As the trait's, with `free1`'s lowest bit set first: flags are lanes' top bits, never
     /// bit 0, so the answer is the same, but the compiler then no longer sees the choice of
@@ -484,6 +511,15 @@ mod tests {
             prop_assert_eq!(either_has_lane_equal_in_words(a, b, splat, lanes.low, lanes.top), expected);
             let wide = Lanes::<u128>::new(lanes_count, bits);
             prop_assert_eq!(wide.either_has_matching_lane(a as u128, b as u128, probe), expected);
+            // The free-slot flags of both (SSE2 on x86-64), as each word's alone, and exactly
+            // the zero lanes.
+            let (free_a, free_b) = u64::zero_lanes_of_both(a, b, lanes.body, lanes.top);
+            prop_assert_eq!((free_a, free_b), (lanes.zero_lanes(a), lanes.zero_lanes(b)));
+            for (flags, values) in [(free_a, first), (free_b, second)] {
+                let zero_tops = values.iter().enumerate().filter(|&(_, &v)| v == 0);
+                let expected = zero_tops.fold(0, |flags, (i, _)| flags | 1u64 << (i as u32 * bits + bits - 1));
+                prop_assert_eq!(flags, expected);
+            }
         }
     }
 }

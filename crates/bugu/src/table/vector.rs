@@ -69,7 +69,8 @@ pub(super) fn either_sorted_has(
             _mm_xor_si128(pair(nibbles[0], nibbles[1]), set(nibble_lanes.splat(nibble))),
         )
     };
-    let (high_flags, nibble_flags) = (zero_lanes(stored_highs, highs), zero_lanes(nibbles, nibble_lanes));
+    let (high_flags, nibble_flags) =
+        (zero_lanes(stored_highs, highs.body_and_top()), zero_lanes(nibbles, nibble_lanes.body_and_top()));
     // SAFETY: see the top of the module. The nibble flags are below 2^16: the low 32 bits of
     // each half, which the multiplication takes, hold them whole.
     let both = unsafe { _mm_and_si128(high_flags, _mm_mul_epu32(nibble_flags, set(nibble_to_high))) };
@@ -81,15 +82,9 @@ pub(super) fn either_sorted_has(
 /// general-purpose registers instead of a dozen.
 #[inline(always)]
 pub(super) fn zero_lanes_of_both(a: u64, b: u64, body: u64, top: u64) -> (u64, u64) {
-    let body = set(body);
+    let flags = zero_lanes(pair(a, b), (body, top));
     // SAFETY: see the top of the module.
-    unsafe {
-        let words = pair(a, b);
-        let carried =
-            _mm_or_si128(_mm_or_si128(_mm_add_epi64(_mm_and_si128(words, body), body), words), body);
-        let flags = _mm_andnot_si128(carried, set(top));
-        (_mm_cvtsi128_si64(flags) as u64, _mm_cvtsi128_si64(_mm_unpackhi_epi64(flags, flags)) as u64)
-    }
+    unsafe { (_mm_cvtsi128_si64(flags) as u64, _mm_cvtsi128_si64(_mm_unpackhi_epi64(flags, flags)) as u64) }
 }
 
 /// `a` in the low half, `b` in the high one.
@@ -106,10 +101,10 @@ fn set(value: u64) -> __m128i {
     unsafe { _mm_set1_epi64x(value as i64) }
 }
 
-/// [`Lanes::zero_lanes`] of both halves: the top bit of every zero lane, exactly.
+/// [`Lanes::zero_lanes`] of both halves, with its masks (`Lanes::body_and_top`): the top bit of
+/// every zero lane, exactly.
 #[inline(always)]
-fn zero_lanes(words: __m128i, lanes: &Lanes<u64>) -> __m128i {
-    let (body, top) = lanes.body_and_top();
+fn zero_lanes(words: __m128i, (body, top): (u64, u64)) -> __m128i {
     let body = set(body);
     // SAFETY: see the top of the module.
     unsafe {

@@ -510,39 +510,12 @@ impl<S: StorageMut> Table<S> {
     /// [`remove_from_either`](Self::remove_from_either) compiled for one kind of geometry.
     #[inline(never)]
     fn remove_from_either_as<const KIND: Kind>(&mut self, fingerprint: u32, b1: usize, b2: usize) -> bool {
-        self.write_found_as::<KIND, _>([b1, b2], FindEither { buckets: [b1, b2], fingerprint }, 0)
-    }
-
-    /// Finds a slot with `op`, which visits buckets `b1` and `b2` only, and writes `value` there.
-    #[inline(always)]
-    fn write_found_as<const KIND: Kind, Op: BucketOp<Output = Option<(usize, usize)>>>(
-        &mut self,
-        [b1, b2]: [usize; 2],
-        op: Op,
-        value: u32,
-    ) -> bool {
-        // One check of both buckets instead of one per load (8 of the insert's 70 instructions).
+        // One check of both buckets instead of one per load.
         assert!(b1.max(b2) < self.buckets, "a bucket outside the table");
-        // SAFETY: the op visits `b1` and `b2` only (the callers build it from them), both below
-        // `buckets` (just checked). `KIND` is the table's: the callers are taken from `STORES` or
-        // `REMOVES` at the table's kind.
-        unsafe { self.write_found_unchecked::<KIND, _>(op, value) }
-    }
-
-    /// [`write_found_as`](Self::write_found_as) without its check of the buckets.
-    ///
-    /// # Safety
-    /// Every bucket `op` visits is below [`buckets`](Self::buckets), and `KIND` is
-    /// [`ANY_GEOMETRY`] or the table's [`kind`](Self::kind).
-    #[inline(always)]
-    unsafe fn write_found_unchecked<const KIND: Kind, Op: BucketOp<Output = Option<(usize, usize)>>>(
-        &mut self,
-        op: Op,
-        value: u32,
-    ) -> bool {
-        // SAFETY: the caller's guarantees are `probe_in_range`'s.
-        let found = unsafe { self.probe_in_range::<KIND, _>(op) };
-        found.map(|(bucket, slot)| self.set_as::<KIND>(bucket, slot, value)).is_some()
+        // SAFETY: the op visits `b1` and `b2` only, both below `buckets` (just checked); `KIND`
+        // is the table's (`REMOVES` is indexed by the table's kind).
+        let found = unsafe { self.probe_in_range::<KIND, _>(FindEither { buckets: [b1, b2], fingerprint }) };
+        found.map(|(bucket, slot)| self.set_as::<KIND>(bucket, slot, 0)).is_some()
     }
 
     /// [`set`](Self::set) in a semi-sorted bucket of `bits`-bit fingerprints, decoded and encoded

@@ -351,16 +351,15 @@ impl<S: StorageMut> Table<S> {
     #[inline(always)]
     fn set_as<const KIND: Kind>(&mut self, bucket: usize, slot: usize, fingerprint: u32) {
         debug_assert!((fingerprint as u64) <= self.slot_mask());
-        debug_assert!(KIND == ANY_GEOMETRY || KIND == self.kind());
-        let probe = if KIND == ANY_GEOMETRY { self.probe } else { FIXED_PROBES[KIND as usize - 1] };
+        let probe = self.probe_for::<KIND>();
         match probe {
             // Constant width: the decode, the sort and the encode fold into straight-line code.
             Probe::SemiSorted13 => self.set_semi_sorted::<u64>(bucket, slot, fingerprint, 13),
             Probe::SemiSorted64(_) => self.set_semi_sorted::<u64>(bucket, slot, fingerprint, self.bits),
             Probe::SemiSorted128(_) => self.set_semi_sorted::<u128>(bucket, slot, fingerprint, self.bits),
             _ => {
-                let (slots, bits) = probe.fixed_shape().unwrap_or((self.slots, self.bits));
-                self.write_bits((bucket * slots + slot) * bits as usize, bits, fingerprint as u64);
+                let (bit, bits) = self.plain_slot_place(probe, bucket, slot);
+                self.write_bits(bit, bits, fingerprint as u64);
             }
         }
     }
@@ -692,6 +691,22 @@ impl<S: Storage> Table<S> {
         (1u64 << self.bits) - 1
     }
 
+    /// The probe of the geometry `KIND` names (a constant the code folds), or the table's own for
+    /// [`ANY_GEOMETRY`]. `KIND` must be one of the two.
+    #[inline(always)]
+    fn probe_for<const KIND: Kind>(&self) -> Probe {
+        debug_assert!(KIND == ANY_GEOMETRY || KIND == self.kind());
+        if KIND == ANY_GEOMETRY { self.probe } else { FIXED_PROBES[KIND as usize - 1] }
+    }
+
+    /// The first bit and the width of a plain slot under `probe`: the probe's constant shape if
+    /// it has one, else the table's.
+    #[inline(always)]
+    fn plain_slot_place(&self, probe: Probe, bucket: usize, slot: usize) -> (usize, u32) {
+        let (slots, bits) = probe.fixed_shape().unwrap_or((self.slots, self.bits));
+        ((bucket * slots + slot) * bits as usize, bits)
+    }
+
     /// The fingerprint in a slot (0 if empty). The default geometry's code is inline (its
     /// offsets and masks as constants): the path search's moves read and write slots one by one.
     #[inline]
@@ -706,15 +721,14 @@ impl<S: Storage> Table<S> {
     /// [`get`](Self::get) compiled for the geometry of `KIND` (see [`probe_with`](Self::probe_with)).
     #[inline(always)]
     fn get_as<const KIND: Kind>(&self, bucket: usize, slot: usize) -> u32 {
-        debug_assert!(KIND == ANY_GEOMETRY || KIND == self.kind());
-        let probe = if KIND == ANY_GEOMETRY { self.probe } else { FIXED_PROBES[KIND as usize - 1] };
+        let probe = self.probe_for::<KIND>();
         match probe {
             Probe::SemiSorted13 | Probe::SemiSorted64(_) | Probe::SemiSorted128(_) => {
                 self.decoded(bucket)[slot]
             }
             _ => {
-                let (slots, bits) = probe.fixed_shape().unwrap_or((self.slots, self.bits));
-                self.plain_slot_at((bucket * slots + slot) * bits as usize, bits)
+                let (bit, bits) = self.plain_slot_place(probe, bucket, slot);
+                self.plain_slot_at(bit, bits)
             }
         }
     }
@@ -798,10 +812,9 @@ impl<S: Storage> Table<S> {
     /// compiled for one `KIND` (which must be the table's), only that geometry's arm remains.
     #[inline(always)]
     fn probe_with<const KIND: Kind, Op: BucketOp>(&self, op: Op, loads: impl Loads) -> Op::Output {
-        debug_assert!(KIND == ANY_GEOMETRY || KIND == self.kind());
-        let probe = if KIND == ANY_GEOMETRY { &self.probe } else { &FIXED_PROBES[KIND as usize - 1] };
+        let probe = self.probe_for::<KIND>();
         // Constant arguments: the masks and offsets fold into the code of each arm.
-        match probe {
+        match &probe {
             Probe::Slots2Bits8 => {
                 op.on_words(&Windowed::new(Lanes::new(2, 8), |b| self.byte_window::<u64>(loads, b, 2)))
             }

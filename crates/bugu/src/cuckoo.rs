@@ -14,9 +14,7 @@
 //! fingerprint to the first one's alternate bucket. The search queue is kept between inserts so
 //! that no insert allocates once it has warmed up.
 
-use crate::table::{
-    ANY_GEOMETRY, BucketOp, DEFAULT_KIND, Kind, MAX_LANES, Matcher, Storage, StorageMut, Table,
-};
+use crate::table::{BucketOp, Kind, MAX_LANES, Matcher, Storage, StorageMut, Table, default_kind_or_any};
 
 /// Marks a root node (a candidate bucket of the new fingerprint).
 const ROOT: u32 = u32::MAX;
@@ -86,7 +84,7 @@ impl PathSearch {
     /// Starts fetching what an upcoming insert into `b1`, `b2` will read: if both buckets (already
     /// fetched, so this is cheap) are full, the alternate buckets of their fingerprints, which the
     /// search examines first. Batched inserts call it a few items ahead, with `KIND` the kind of
-    /// code their loop is compiled for (the table's, or [`ANY_GEOMETRY`]). Out of line: it holds
+    /// code their loop is compiled for (the table's, or [`ANY_GEOMETRY`](crate::table::ANY_GEOMETRY)). Out of line: it holds
     /// every geometry's code, and inlined it made the batched insert loop call its look-ahead
     /// (17 instructions an item) even where the load is too low to run it.
     #[inline(never)]
@@ -109,11 +107,9 @@ impl PathSearch {
         roots: (usize, usize),
         limit: usize,
     ) -> Option<Path> {
-        if table.kind() == DEFAULT_KIND {
-            table.probe_as::<DEFAULT_KIND, _>(Search::<S, DEFAULT_KIND> { search: self, table, roots, limit })
-        } else {
-            table.probe_as::<ANY_GEOMETRY, _>(Search::<S, ANY_GEOMETRY> { search: self, table, roots, limit })
-        }
+        default_kind_or_any!(table.kind(), KIND => {
+            table.probe_as::<KIND, _>(Search::<S, KIND> { search: self, table, roots, limit })
+        })
     }
 
     /// [`search`](Self::search) with the buckets read through `buckets`, the table's matcher.

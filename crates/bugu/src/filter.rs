@@ -13,7 +13,7 @@ use crate::error::{ConfigError, Error, InsertError};
 use crate::hash::{BlockHasher, HashFunction, ItemHasher, Prehashed};
 use crate::membership::{Filter, FilterMut};
 use crate::stats::{Bucket, Stats};
-use crate::table::{ANY_GEOMETRY, AllocFailed, DEFAULT_KIND, Kind, Table};
+use crate::table::{AllocFailed, Kind, Table, default_kind_or_any};
 
 /// A cuckoo filter whose table lives in `S`: one type for every place a filter's bytes can live.
 ///
@@ -403,20 +403,15 @@ impl CuckooFilter {
         items: &[T],
         hasher: impl BlockHasher<T>,
     ) -> Vec<Result<(), InsertError>> {
-        if self.table.kind() == DEFAULT_KIND {
-            // SAFETY: the table's kind is `DEFAULT_KIND`.
-            unsafe { self.insert_pipelined_as::<DEFAULT_KIND, T>(items, hasher) }
-        } else {
-            // SAFETY: code for `ANY_GEOMETRY` serves every table.
-            unsafe { self.insert_pipelined_as::<ANY_GEOMETRY, T>(items, hasher) }
-        }
+        // SAFETY: `KIND` is the table's kind or `ANY_GEOMETRY`, whose code serves every table.
+        default_kind_or_any!(self.table.kind(), KIND => unsafe { self.insert_pipelined_as::<KIND, T>(items, hasher) })
     }
 
     /// [`insert_pipelined`](Self::insert_pipelined) with its prefetches and first steps compiled
     /// for the geometry of `KIND`.
     ///
     /// # Safety
-    /// `KIND` is [`ANY_GEOMETRY`] or the table's kind (the first step writes at the offsets of
+    /// `KIND` is [`ANY_GEOMETRY`](crate::table::ANY_GEOMETRY) or the table's kind (the first step writes at the offsets of
     /// `KIND`'s geometry without a bounds check).
     #[inline(always)]
     unsafe fn insert_pipelined_as<const KIND: Kind, T>(

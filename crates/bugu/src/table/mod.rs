@@ -174,6 +174,23 @@ macro_rules! compiled_per_kind {
 }
 pub(crate) use compiled_per_kind;
 
+/// `$body` with `$kind` a constant: [`DEFAULT_KIND`] if the table's kind `$table_kind` is the
+/// default geometry's, else [`ANY_GEOMETRY`]. Code that the default geometry runs most is
+/// compiled for it alone (its offsets and masks constants) and for any geometry besides, and a
+/// table takes the first where it can.
+macro_rules! default_kind_or_any {
+    ($table_kind:expr, $kind:ident => $body:expr) => {
+        if $table_kind == $crate::table::DEFAULT_KIND {
+            const $kind: $crate::table::Kind = $crate::table::DEFAULT_KIND;
+            $body
+        } else {
+            const $kind: $crate::table::Kind = $crate::table::ANY_GEOMETRY;
+            $body
+        }
+    };
+}
+pub(crate) use default_kind_or_any;
+
 impl Probe {
     /// Slots and bits of a plain geometry with a variant of its own: how a table's shape picks
     /// that variant, and how code compiled for it knows its constants.
@@ -319,11 +336,7 @@ impl<S: StorageMut> Table<S> {
     /// geometry's code is inline, as with [`get`](Self::get).
     #[inline]
     pub(crate) fn set(&mut self, bucket: usize, slot: usize, fingerprint: u32) {
-        if self.kind == DEFAULT_KIND {
-            self.set_as::<DEFAULT_KIND>(bucket, slot, fingerprint);
-        } else {
-            self.set_as::<ANY_GEOMETRY>(bucket, slot, fingerprint);
-        }
+        default_kind_or_any!(self.kind, KIND => self.set_as::<KIND>(bucket, slot, fingerprint));
     }
 
     /// Stores `fingerprint` in a slot if the slot is empty; `false`, with the table unchanged, if
@@ -711,11 +724,7 @@ impl<S: Storage> Table<S> {
     /// offsets and masks as constants): the path search's moves read and write slots one by one.
     #[inline]
     pub(crate) fn get(&self, bucket: usize, slot: usize) -> u32 {
-        if self.kind == DEFAULT_KIND {
-            self.get_as::<DEFAULT_KIND>(bucket, slot)
-        } else {
-            self.get_as::<ANY_GEOMETRY>(bucket, slot)
-        }
+        default_kind_or_any!(self.kind, KIND => self.get_as::<KIND>(bucket, slot))
     }
 
     /// [`get`](Self::get) compiled for the geometry of `KIND` (see [`probe_with`](Self::probe_with)).

@@ -84,9 +84,10 @@ impl PathSearch {
     /// Starts fetching what an upcoming insert into `b1`, `b2` will read: if both buckets (already
     /// fetched, so this is cheap) are full, the alternate buckets of their fingerprints, which the
     /// search examines first. Batched inserts call it a few items ahead, with `KIND` the kind of
-    /// code their loop is compiled for (the table's, or [`ANY_GEOMETRY`](crate::table::ANY_GEOMETRY)). Out of line: it holds
-    /// every geometry's code, and inlined it made the batched insert loop call its look-ahead
-    /// (17 instructions an item) even where the load is too low to run it.
+    /// code their loop is compiled for (the table's, or
+    /// [`ANY_GEOMETRY`](crate::table::ANY_GEOMETRY)). Out of line: it holds every geometry's
+    /// code, and inlined it made the batched insert loop call its look-ahead (17 instructions an
+    /// item) even where the load is too low to run it.
     #[inline(never)]
     pub(crate) fn prefetch_for_insert<const KIND: Kind, S: Storage>(
         table: &Table<S>,

@@ -411,8 +411,8 @@ impl CuckooFilter {
     /// for the geometry of `KIND`.
     ///
     /// # Safety
-    /// `KIND` is [`ANY_GEOMETRY`](crate::table::ANY_GEOMETRY) or the table's kind (the first step writes at the offsets of
-    /// `KIND`'s geometry without a bounds check).
+    /// `KIND` is [`ANY_GEOMETRY`](crate::table::ANY_GEOMETRY) or the table's kind (the first
+    /// step writes at the offsets of `KIND`'s geometry without a bounds check).
     #[inline(always)]
     unsafe fn insert_pipelined_as<const KIND: Kind, T>(
         &mut self,

@@ -82,8 +82,10 @@ use crate::util::{SplitMix64, TempDir, timed};
 
 mod report;
 mod store;
+#[cfg(test)]
+mod tests;
 
-pub use report::{RebuildReason, Report, Restart, Startup};
+pub use report::{OtherProgram, RebuildReason, Report, Restart, Startup};
 use store::UserDb;
 
 /// The sizes of a run.
@@ -218,6 +220,50 @@ fn delete_random(
     Ok((deleted, transactions))
 }
 
+/// What [`other_program_writes`] did.
+struct OtherWrites {
+    inserted: usize,
+    renumbered: usize,
+    deleted: usize,
+}
+
+/// Another program writing to the database through its own connection, in plain SQL and its own
+/// transactions: inserts `batch` fresh users, gives `batch / 5` users a new id, deletes `batch`.
+fn other_program_writes(path: &Path, ids: &mut Ids, batch: usize) -> Result<OtherWrites, Box<dyn Error>> {
+    let conn = Connection::open(path)?;
+    let added: Vec<i64> = (0..batch.max(1)).map(|_| ids.fresh()).collect();
+    let tx = conn.unchecked_transaction()?;
+    for id in &added {
+        tx.execute(
+            "INSERT INTO users (id, name, email) VALUES (?1, 'imported', 'imported@example.com')",
+            [id],
+        )?;
+    }
+    tx.commit()?;
+    ids.live.extend_from_slice(&added);
+    let mut renumbered = 0;
+    for _ in 0..batch / 5 {
+        let (Some(old), new) = (ids.take_live(), ids.fresh()) else { break };
+        renumbered += conn.execute("UPDATE users SET id = ?1 WHERE id = ?2", [new, old])?;
+        ids.live.push(new);
+    }
+    let mut deleted = 0;
+    for _ in 0..batch {
+        let Some(id) = ids.take_live() else { break };
+        deleted += conn.execute("DELETE FROM users WHERE id = ?1", [id])?;
+    }
+    Ok(OtherWrites { inserted: added.len(), renumbered, deleted })
+}
+
+/// Rows of the table that the filter saved at `filter_path` lacks.
+fn saved_filter_would_miss(path: &Path, filter_path: &Path) -> Result<usize, Box<dyn Error>> {
+    let saved = CuckooFilter::load(filter_path)?;
+    let probe = Connection::open(path)?;
+    let ids: Vec<i64> =
+        probe.prepare("SELECT id FROM users")?.query_map([], |row| row.get(0))?.collect::<Result<_, _>>()?;
+    Ok(ids.iter().filter(|id| !saved.contains(*id)).count())
+}
+
 /// Restarts the database, checks the new filter against the table, and records how it went.
 fn restart(path: &Path, config: &Config, case: &'static str) -> Result<(UserDb, Restart), Box<dyn Error>> {
     let (db, startup, took) = UserDb::open(path, config)?;
@@ -276,7 +322,7 @@ pub fn run(config: &Config) -> Result<Report, Box<dyn Error>> {
             }
         })
         .collect();
-    let (filtered, with_filter) = timed(|| -> rusqlite::Result<(Vec<bool>, usize)> {
+    let (filtered, with_filter) = timed(|| -> Result<(Vec<bool>, usize), Box<dyn Error>> {
         let mut sent = 0;
         let mut found = Vec::with_capacity(lookups.len());
         for &id in &lookups {
@@ -306,6 +352,29 @@ pub fn run(config: &Config) -> Result<Report, Box<dyn Error>> {
         db.filter.false_positive_rate(),
     );
 
+    // Another program writes through its own connection while the scenario runs.
+    let other = other_program_writes(&path, &mut ids, config.batch)?;
+    let table = db.ids()?;
+    let lacked: Vec<i64> = table.iter().copied().filter(|id| !db.filter.contains(id)).collect();
+    // The first lookup of a row the filter lacks is the one that notices the other program.
+    let probe = lacked.first().or(table.first()).copied().unwrap_or(0);
+    let (first, caught_up_took) = timed(|| db.find(probe));
+    first?;
+    let mut reported_absent = 0;
+    for &id in &table {
+        reported_absent += usize::from(db.find(id)?.0.is_none());
+    }
+    let other_program = OtherProgram {
+        inserted: other.inserted,
+        renumbered: other.renumbered,
+        deleted: other.deleted,
+        filter_lacked: lacked.len(),
+        rebuilds: db.caught_up,
+        caught_up_took,
+        rows: table.len(),
+        rows_reported_absent: reported_absent,
+    };
+
     // Restarts. A clean one: the saved filter is current.
     db.checkpoint()?;
     drop(db);
@@ -334,15 +403,18 @@ pub fn run(config: &Config) -> Result<Report, Box<dyn Error>> {
     insert_fresh(&mut db, &mut ids, config.batch, config.batch)?;
     delete_random(&mut db, &mut ids, config.batch, config.batch)?;
     drop(db);
-    let stale = CuckooFilter::load(&filter_path)?;
-    let probe = Connection::open(&path)?;
-    let stale_ids: Vec<i64> =
-        probe.prepare("SELECT id FROM users")?.query_map([], |row| row.get(0))?.collect::<Result<_, _>>()?;
-    drop(probe);
-    let would_miss = stale_ids.iter().filter(|id| !stale.contains(*id)).count();
+    let would_miss = saved_filter_would_miss(&path, &filter_path)?;
     let (db, mut stale_restart) = restart(&path, config, "stale file")?;
     stale_restart.stale_file_would_miss = Some(would_miss);
     restarts.push(stale_restart);
+
+    // Another program writes while the scenario is down.
+    drop(db);
+    other_program_writes(&path, &mut ids, config.batch)?;
+    let would_miss = saved_filter_would_miss(&path, &filter_path)?;
+    let (db, mut other_restart) = restart(&path, config, "other program wrote")?;
+    other_restart.stale_file_would_miss = Some(would_miss);
+    restarts.push(other_restart);
     drop(db);
 
     Ok(Report {
@@ -371,6 +443,7 @@ pub fn run(config: &Config) -> Result<Report, Box<dyn Error>> {
         answers_differ,
         every_time,
         with_filter,
+        other_program,
         restarts,
     })
 }

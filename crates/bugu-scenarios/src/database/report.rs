@@ -19,6 +19,10 @@ pub enum RebuildReason {
         /// The table's generation.
         current: i64,
     },
+    /// The saved filter matches the table's change counter, but a table or trigger was created,
+    /// altered or dropped since it was saved (another program may have written rows while the
+    /// triggers that count them were missing).
+    SchemaChanged,
 }
 
 /// How a startup got its filter.
@@ -48,6 +52,28 @@ pub struct Restart {
     pub rows_missing: usize,
     /// For the stale case: rows the stale file lacks, which trusting it would have hidden.
     pub stale_file_would_miss: Option<usize>,
+}
+
+/// Another program writing to the table through its own connection while the scenario runs.
+#[derive(Debug, Clone)]
+pub struct OtherProgram {
+    /// Users it inserted.
+    pub inserted: usize,
+    /// Users it gave a new id.
+    pub renumbered: usize,
+    /// Users it deleted.
+    pub deleted: usize,
+    /// Rows of the table the filter lacked before it caught up (inserted or renumbered by the
+    /// other program): rows that trusting the filter would have hidden.
+    pub filter_lacked: usize,
+    /// Rebuilds the scenario made because the table changed behind its back.
+    pub rebuilds: usize,
+    /// Time of the first lookup after the writes, which noticed them and rebuilt the filter.
+    pub caught_up_took: Duration,
+    /// Rows in the table afterwards.
+    pub rows: usize,
+    /// Rows the scenario then reported absent, asked one by one (must be 0).
+    pub rows_reported_absent: usize,
 }
 
 /// What a run measured.
@@ -103,7 +129,9 @@ pub struct Report {
     pub every_time: Duration,
     /// Time of the workload with the filter in front.
     pub with_filter: Duration,
-    /// The first start (no file yet) and the four restarts.
+    /// Another program writing while the scenario runs.
+    pub other_program: OtherProgram,
+    /// The first start (no file yet) and the five restarts.
     pub restarts: Vec<Restart>,
 }
 
@@ -204,6 +232,23 @@ impl fmt::Display for Report {
             Millis(self.every_time.saturating_sub(self.with_filter)),
             self.every_time.as_secs_f64() / self.with_filter.as_secs_f64().max(1e-9)
         )?;
+        let other = &self.other_program;
+        writeln!(
+            f,
+            "other program:          {} inserted, {} renumbered, {} deleted through its own connection; the filter lacked {} rows",
+            count(other.inserted),
+            count(other.renumbered),
+            count(other.deleted),
+            count(other.filter_lacked)
+        )?;
+        writeln!(
+            f,
+            "caught up:              at the next lookup the filter answered absent: {} rebuild in {}; {} rows, {} reported absent",
+            count(other.rebuilds),
+            Millis(other.caught_up_took),
+            count(other.rows),
+            count(other.rows_reported_absent)
+        )?;
         for restart in &self.restarts {
             let outcome = match &restart.startup {
                 Startup::Loaded { generation } => format!("loaded users.db.bugu (generation {generation})"),
@@ -212,6 +257,9 @@ impl fmt::Display for Report {
                 }
                 Startup::Rebuilt(RebuildReason::Corrupt(error)) => {
                     format!("rebuilt from the table (file refused: {error})")
+                }
+                Startup::Rebuilt(RebuildReason::SchemaChanged) => {
+                    "rebuilt from the table (the schema changed since the file was saved)".to_owned()
                 }
                 Startup::Rebuilt(RebuildReason::Stale { saved, current }) => format!(
                     "rebuilt from the table (file saved at generation {}, table at {current})",

@@ -113,6 +113,12 @@ fn cache_scenario() -> Result<(), Box<dyn Error>> {
     // peer did not hold may still find it, if the peer fetched it after the exchange.
     assert!(peer_hits + report.stale_yes >= report.in_peer);
     assert!(peer_hits <= report.digest_yes);
+    // Every miss whose URL the peer held when asked was served by it, or sent to the origin by a
+    // stale "no" (the peer fetched it after its digest); both show in the report.
+    assert!(report.stale_no > 0, "the peers fetch URLs between exchanges");
+    assert_eq!(peer_hits + report.stale_no, report.peer_held_now);
+    let printed = report.to_string();
+    assert!(printed.contains("stale no:") && printed.contains("stale yes:"), "{printed}");
     assert!(report.false_positive_rate() < SLACK * report.filter_bound, "{}", report.false_positive_rate());
     Ok(())
 }

@@ -267,7 +267,7 @@ impl fmt::Display for Report {
             "peer held when asked:   {} misses ({} of digest queries): {} served by the peer, {} missed by a stale no",
             count(self.peer_held_now),
             percent(self.peer_held_now as u64, self.digest_queries as u64, 1),
-            count(self.peer_held_now - self.stale_no),
+            count(self.peer_held_now.saturating_sub(self.stale_no)),
             count(self.stale_no)
         )?;
         Ok(())

@@ -158,3 +158,49 @@ fn the_scenarios_own_writes_after_an_unseen_one_keep_every_row() -> TestResult {
     assert_eq!((rows, missing), (200 - 1 + 1 + 2, 0));
     Ok(())
 }
+
+#[test]
+fn a_change_that_moves_no_id_costs_no_rebuild() -> TestResult {
+    let dir = TempDir::new("bugu-scenario-database-test")?;
+    let mut db = open_with_rows(&dir)?;
+    let other = Connection::open(dir.path().join("users.db"))?;
+    other.execute("UPDATE users SET name = 'renamed' WHERE id = 7", [])?;
+    other.execute_batch("CREATE TEMP TABLE scratch (x); INSERT INTO scratch VALUES (1);")?;
+    assert_nothing_hidden(&mut db)?;
+    assert_eq!(db.caught_up, 0, "names are not in the filter: nothing to rebuild");
+    other.execute("INSERT INTO users (id, name, email) VALUES (9001, 'other', 'o@example.com')", [])?;
+    assert_nothing_hidden(&mut db)?;
+    assert_eq!(db.caught_up, 1);
+    Ok(())
+}
+
+#[test]
+fn every_row_committed_before_a_lookup_begins_is_found_while_another_thread_writes() -> TestResult {
+    let dir = TempDir::new("bugu-scenario-database-test")?;
+    let path = dir.path().join("users.db");
+    let mut db = open_with_rows(&dir)?;
+    let (committed, receive) = std::sync::mpsc::channel::<i64>();
+    let writer = std::thread::spawn(move || -> rusqlite::Result<()> {
+        let conn = Connection::open(path)?;
+        for id in 10_001..=10_200_i64 {
+            conn.execute("INSERT INTO users (id, name, email) VALUES (?1, 'other', 'o@example.com')", [id])?;
+            // Told only once committed: the lookup that follows must find it.
+            if committed.send(id).is_err() {
+                break;
+            }
+        }
+        Ok(())
+    });
+    let mut own = 20_001;
+    for id in receive {
+        assert!(db.find(id)?.0.is_some(), "row {id} committed before the lookup began was reported absent");
+        if id % 20 == 0 {
+            // The scenario's own writes, interleaved with the other thread's.
+            db.insert_users(&[own])?;
+            db.delete_users(&[own - 1, id - 1])?;
+            own += 1;
+        }
+    }
+    writer.join().map_err(|_| "the writer thread panicked")??;
+    assert_nothing_hidden(&mut db)
+}

@@ -77,9 +77,11 @@
 //!   "maybe" answers that SQLite then answers "not found", which costs a query and is safe. The
 //!   counter counts them anyway, so the filter is rebuilt, which also drops those ids.
 //!
-//! The check is one statement per "absent" answer, and it costs about what SQLite's locking
-//! costs per statement (a point query pays it too): the report times the lookups with and
-//! without it. A program that writes often makes the scenario rebuild often; a deployment with
+//! The check is one statement per "absent" answer. Its cost is a read transaction's: SQLite
+//! takes and releases its shared-memory read lock (two `fcntl` calls), as every point query
+//! does, so it saves the query's B-tree search but not its locking. The report times the
+//! lookups with and without it. (A database opened with `locking_mode = EXCLUSIVE` takes no
+//! such lock, but then no other program can read or write it at all.) A program that writes often makes the scenario rebuild often; a deployment with
 //! busy writers would log changed ids from the triggers and add them instead. The guarantee
 //! holds against programs that write rows through SQLite; it does not hold against one that
 //! edits `meta`, replaces the triggers with others of the same names, or turns triggers off

@@ -57,7 +57,7 @@ pub(crate) fn declare(ctx: &Context, commands: &[(&str, KeySpecFlags)]) -> Statu
         let spec = KeySpec::new(None, flags, BeginSearch::new_index(1), FindKeys::new_range(0, 1, 0));
         // Ends with the zeroed spec Redis expects; no notes or keywords, so nothing to free.
         let mut specs = get_redis_key_spec(vec![spec]);
-        let mut info = raw::RedisModuleCommandInfo {
+        let info = raw::RedisModuleCommandInfo {
             version: &INFO_VERSION,
             summary: ptr::null(),
             complexity: ptr::null(),
@@ -70,7 +70,7 @@ pub(crate) fn declare(ctx: &Context, commands: &[(&str, KeySpecFlags)]) -> Statu
         };
         // SAFETY: `command` is checked; `info` and the specs it points to outlive the call, and
         // Redis copies what it keeps.
-        if command.is_null() || unsafe { set_info(command, &mut info) } != raw::Status::Ok as i32 {
+        if command.is_null() || unsafe { set_info(command, &info) } != raw::Status::Ok as i32 {
             ctx.log_warning(&format!("bugu: could not declare the key spec of {name}"));
             return Status::Err;
         }

@@ -703,8 +703,8 @@ def test_command_flags_and_keys(shared_server):
         for name, info in c.execute_command("COMMAND", "INFO", *WRITE_COMMANDS, *READ_COMMANDS).items()
     }
     # Writes that may allocate are refused over maxmemory; CF.DEL frees memory, so it may run
-    # there (as RedisBloom's). CF.SCANDUMP is not `fast`: its first data chunk serializes the
-    # whole filter.
+    # there (as RedisBloom's). CF.SCANDUMP is not `fast`: each call writes the filter's bytes up to
+    # the end of the chunk it sends.
     expected = {name: {"write", "denyoom"} for name in WRITE_COMMANDS}
     expected["CF.DEL"] = {"write", "fast"}
     expected.update({name: {"readonly", "fast"} for name in READ_COMMANDS})

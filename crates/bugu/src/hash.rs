@@ -15,7 +15,7 @@
 //!   writes integers little-endian and `usize`/`isize` as 64-bit, so integers, `bool`, `char`,
 //!   strings, byte slices and tuples or derived `Hash` impls of those hash identically everywhere.
 //!
-//! The filters' typed methods do not take `T: Hash`: they take a [`Key`](crate::Key), whose
+//! The filters' typed methods do not take `T: Hash`: they take a [`Key`], whose
 //! encoding ([`crate::key`]) is the same in every front end — text as its UTF-8 bytes, integers as
 //! 8 little-endian bytes — and [`Hashed`](crate::Hashed) for the `T: Hash` way. A `&str` through
 //! `T: Hash` is not its bytes: the standard library's `Hash for str` appends a `0xff` terminator.

@@ -6,11 +6,14 @@
 //! - `value`: the value under a key, its saved form and its chunked dump and restore (no Redis
 //!   in it, so it is tested without a server);
 //! - `error`: every error reply's text;
-//! - `commands` and `datatype`: the thin layer that talks to Redis.
+//! - `commands` and `datatype`: the thin layer that talks to Redis;
+//! - `alloc`: the module's allocator, Redis's.
 //!
 //! Load it with `redis-server --loadmodule target/release/libbugu_redis.so`; `docs/redis.md`
 //! describes the commands, the choices made and how it is tested.
 
+#[cfg(not(test))]
+mod alloc;
 mod args;
 mod error;
 mod settings;
@@ -31,7 +34,7 @@ use datatype::{CF_TYPE, handle_io_errors};
 redis_module::redis_module! {
     name: "bugu",
     version: 1,
-    allocator: (redis_module::alloc::RedisAlloc, redis_module::alloc::RedisAlloc),
+    allocator: (alloc::RedisAllocator, alloc::RedisAllocator),
     data_types: [CF_TYPE],
     init: handle_io_errors,
     commands: [

@@ -42,8 +42,7 @@ fn arguments(args: &[RedisString], min: usize) -> Result<Vec<&[u8]>, RedisError>
     Ok(args.iter().map(RedisString::as_slice).collect())
 }
 
-/// Exactly `count` arguments (the command's name included), as bytes; an array, so the one-item
-/// commands on the hot path (`CF.EXISTS`, `CF.ADD`) allocate nothing for them.
+/// Exactly `count` arguments (the command's name included), as bytes.
 fn exactly<const N: usize>(args: &[RedisString]) -> Result<[&[u8]; N], RedisError> {
     let args: &[RedisString; N] = args.try_into().map_err(|_| RedisError::WrongArity)?;
     Ok(args.each_ref().map(RedisString::as_slice))
@@ -69,11 +68,19 @@ fn value_mut(key: &RedisKeyWritable) -> Result<Option<&mut CfValue>, CfError> {
 
 /// The filter under a key, created with `settings` if the key is empty; whether it was created.
 fn value_or_create(key: &RedisKeyWritable, settings: Settings) -> Result<(&mut CfValue, bool), RedisError> {
-    let created = value_mut(key)?.is_none();
-    if created {
-        key.set_value(&CF_TYPE, CfValue::reserve(settings)?)?;
+    if let Some(value) = value_mut(key)? {
+        return Ok((value, false));
     }
-    Ok((value_mut(key)?.ok_or(CfError::NotFound)?, created))
+    key.set_value(&CF_TYPE, CfValue::reserve(settings)?)?;
+    Ok((value_mut(key)?.ok_or(CfError::NotFound)?, true))
+}
+
+/// A key opened for reading by its name as Redis passed it (no copy of the name is made).
+fn open_key(ctx: &Context, name: *mut raw::RedisModuleString) -> RedisKey {
+    let key = raw::open_key(ctx.ctx, name, raw::KeyMode::READ);
+    // SAFETY: `key` was just opened in this command's context, which outlives the `RedisKey`
+    // (dropped before the handler returns); the `RedisKey` closes it once, when dropped.
+    unsafe { RedisKey::from_raw_parts(ctx.ctx, key) }
 }
 
 fn resp3(ctx: &Context) -> bool {
@@ -94,20 +101,18 @@ pub(crate) fn reserve(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `CF.ADD key item`: 1 (RESP3: true), or an error.
-pub(crate) fn add(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
-    add_one(ctx, args, false)
+pub(crate) fn add(ctx: &Context, key: *mut raw::RedisModuleString, item: &[u8]) -> RedisResult {
+    add_one(ctx, key, item, false)
 }
 
 /// `CF.ADDNX key item`: 1 if added, 0 if it may be present (RESP3: booleans).
-pub(crate) fn add_nx(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
-    add_one(ctx, args, true)
+pub(crate) fn add_nx(ctx: &Context, key: *mut raw::RedisModuleString, item: &[u8]) -> RedisResult {
+    add_one(ctx, key, item, true)
 }
 
-fn add_one(ctx: &Context, args: Vec<RedisString>, unique: bool) -> RedisResult {
-    let argv = exactly::<3>(&args)?;
-    let key = ctx.open_key_writable(&args[1]);
+fn add_one(ctx: &Context, key: *mut raw::RedisModuleString, item: &[u8], unique: bool) -> RedisResult {
+    let key = RedisKeyWritable::open_with_redis_string(ctx.ctx, key);
     let (value, created) = value_or_create(&key, Settings::default())?;
-    let item = argv[2];
     let added = value
         .ready_mut()
         .and_then(|filter| if unique { filter.add_unique(item) } else { filter.add(item).map(|()| true) });
@@ -155,11 +160,10 @@ fn insert_many(ctx: &Context, args: Vec<RedisString>, unique: bool) -> RedisResu
 }
 
 /// `CF.EXISTS key item`: 1 if the item may be present, 0 if it is not (RESP3: booleans).
-pub(crate) fn exists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
-    let argv = exactly::<3>(&args)?;
-    let key = ctx.open_key(&args[1]);
+pub(crate) fn exists(ctx: &Context, key: *mut raw::RedisModuleString, item: &[u8]) -> RedisResult {
+    let key = open_key(ctx, key);
     Ok(RedisValue::Bool(match value(&key)? {
-        Some(value) => value.ready()?.contains(argv[2]),
+        Some(value) => value.ready()?.contains(item),
         None => false,
     }))
 }

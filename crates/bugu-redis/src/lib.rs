@@ -6,7 +6,7 @@
 //! - `value`: the value under a key, its saved form and its chunked dump and restore (no Redis
 //!   in it, so it is tested without a server);
 //! - `error`: every error reply's text;
-//! - `commands` and `datatype`: the thin layer that talks to Redis;
+//! - `commands`, `direct` and `datatype`: the thin layer that talks to Redis;
 //! - `alloc`: the module's allocator, Redis's.
 //!
 //! Load it with `redis-server --loadmodule target/release/libbugu_redis.so`; `docs/redis.md`
@@ -25,9 +25,23 @@ mod value;
 mod commands;
 #[cfg(not(test))]
 mod datatype;
+#[cfg(not(test))]
+mod direct;
 
 #[cfg(not(test))]
-use datatype::{CF_TYPE, handle_io_errors};
+use datatype::CF_TYPE;
+#[cfg(not(test))]
+use redis_module::{Context, RedisString, Status};
+
+/// The module's own setup, once its type and the crate's commands are registered: I/O errors
+/// handled, then the commands registered without the crate's wrapper.
+#[cfg(not(test))]
+fn init(ctx: &Context, args: &[RedisString]) -> Status {
+    match datatype::handle_io_errors(ctx, args) {
+        Status::Ok => direct::register(ctx),
+        Status::Err => Status::Err,
+    }
+}
 
 // The module's entry point.
 #[cfg(not(test))]
@@ -36,14 +50,12 @@ redis_module::redis_module! {
     version: 1,
     allocator: (alloc::RedisAllocator, alloc::RedisAllocator),
     data_types: [CF_TYPE],
-    init: handle_io_errors,
+    init: init,
+    // CF.ADD, CF.ADDNX and CF.EXISTS are registered by `init` (see `direct`).
     commands: [
         ["CF.RESERVE", commands::reserve, "write deny-oom", 1, 1, 1, ""],
-        ["CF.ADD", commands::add, "write deny-oom", 1, 1, 1, ""],
-        ["CF.ADDNX", commands::add_nx, "write deny-oom", 1, 1, 1, ""],
         ["CF.INSERT", commands::insert, "write deny-oom", 1, 1, 1, ""],
         ["CF.INSERTNX", commands::insert_nx, "write deny-oom", 1, 1, 1, ""],
-        ["CF.EXISTS", commands::exists, "readonly fast", 1, 1, 1, ""],
         ["CF.MEXISTS", commands::mexists, "readonly fast", 1, 1, 1, ""],
         ["CF.COUNT", commands::count, "readonly fast", 1, 1, 1, ""],
         ["CF.DEL", commands::del, "write fast", 1, 1, 1, ""],

@@ -7,12 +7,11 @@
 //!   in it, so it is tested without a server);
 //! - `error`: every error reply's text;
 //! - `commands`, `direct` and `datatype`: the thin layer that talks to Redis;
-//! - `alloc`: the module's allocator, Redis's.
+//! - `alloc`: the module's allocator, Redis's, and what its blocks cost.
 //!
 //! Load it with `redis-server --loadmodule target/release/libbugu_redis.so`; `docs/redis.md`
 //! describes the commands, the choices made and how it is tested.
 
-#[cfg(not(test))]
 mod alloc;
 mod args;
 mod error;

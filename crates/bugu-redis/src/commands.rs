@@ -15,6 +15,7 @@ use redis_module::{
 use crate::args::{self, ArgError};
 use crate::datatype::CF_TYPE;
 use crate::error::CfError;
+use crate::key::OpenKey;
 use crate::settings::Settings;
 use crate::value::{CfValue, DumpStep, Info};
 
@@ -66,21 +67,14 @@ fn value_mut(key: &RedisKeyWritable) -> Result<Option<&mut CfValue>, CfError> {
     }
 }
 
-/// The filter under a key, created with `settings` if the key is empty; whether it was created.
-fn value_or_create(key: &RedisKeyWritable, settings: Settings) -> Result<(&mut CfValue, bool), RedisError> {
-    if let Some(value) = value_mut(key)? {
+/// The filter under a key opened for writing, created with `settings` if the key is empty;
+/// whether it was created.
+fn value_or_create(key: &OpenKey, settings: Settings) -> Result<(&mut CfValue, bool), RedisError> {
+    if let Some(value) = key.value()? {
         return Ok((value, false));
     }
-    key.set_value(&CF_TYPE, CfValue::reserve(settings)?)?;
-    Ok((value_mut(key)?.ok_or(CfError::NotFound)?, true))
-}
-
-/// A key opened for reading by its name as Redis passed it (no copy of the name is made).
-fn open_key(ctx: &Context, name: *mut raw::RedisModuleString) -> RedisKey {
-    let key = raw::open_key(ctx.ctx, name, raw::KeyMode::READ);
-    // SAFETY: `key` was just opened in this command's context, which outlives the `RedisKey`
-    // (dropped before the handler returns); the `RedisKey` closes it once, when dropped.
-    unsafe { RedisKey::from_raw_parts(ctx.ctx, key) }
+    key.set_value(CfValue::reserve(settings)?)?;
+    Ok((key.value()?.ok_or(CfError::NotFound)?, true))
 }
 
 fn resp3(ctx: &Context) -> bool {
@@ -111,7 +105,7 @@ pub(crate) fn add_nx(ctx: &Context, key: *mut raw::RedisModuleString, item: &[u8
 }
 
 fn add_one(ctx: &Context, key: *mut raw::RedisModuleString, item: &[u8], unique: bool) -> RedisResult {
-    let key = RedisKeyWritable::open_with_redis_string(ctx.ctx, key);
+    let key = OpenKey::open(ctx, key, true);
     let (value, created) = value_or_create(&key, Settings::default())?;
     let added = value
         .ready_mut()
@@ -135,8 +129,8 @@ pub(crate) fn insert_nx(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 fn insert_many(ctx: &Context, args: Vec<RedisString>, unique: bool) -> RedisResult {
     let argv = arguments(&args, 4)?;
     let parsed = args::insert(&argv[2..])?;
-    let key = ctx.open_key_writable(&args[1]);
-    if parsed.no_create && value_mut(&key)?.is_none() {
+    let key = OpenKey::open(ctx, args[1].inner, true);
+    if parsed.no_create && key.value()?.is_none() {
         return Err(CfError::NotFound.into());
     }
     let (value, _) = value_or_create(&key, parsed.settings)?;
@@ -161,8 +155,8 @@ fn insert_many(ctx: &Context, args: Vec<RedisString>, unique: bool) -> RedisResu
 
 /// `CF.EXISTS key item`: 1 if the item may be present, 0 if it is not (RESP3: booleans).
 pub(crate) fn exists(ctx: &Context, key: *mut raw::RedisModuleString, item: &[u8]) -> RedisResult {
-    let key = open_key(ctx, key);
-    Ok(RedisValue::Bool(match value(&key)? {
+    let key = OpenKey::open(ctx, key, false);
+    Ok(RedisValue::Bool(match key.value()? {
         Some(value) => value.ready()?.contains(item),
         None => false,
     }))

@@ -6,7 +6,7 @@
 //! - `value`: the value under a key, its saved form and its chunked dump and restore (no Redis
 //!   in it, so it is tested without a server);
 //! - `error`: every error reply's text;
-//! - `commands`, `direct` and `datatype`: the thin layer that talks to Redis;
+//! - `commands`, `direct`, `key` and `datatype`: the thin layer that talks to Redis;
 //! - `alloc`: the module's allocator, Redis's, and what its blocks cost.
 //!
 //! Load it with `redis-server --loadmodule target/release/libbugu_redis.so`; `docs/redis.md`
@@ -26,6 +26,8 @@ mod commands;
 mod datatype;
 #[cfg(not(test))]
 mod direct;
+#[cfg(not(test))]
+mod key;
 
 #[cfg(not(test))]
 use datatype::CF_TYPE;

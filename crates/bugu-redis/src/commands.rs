@@ -15,6 +15,7 @@ use redis_module::{
 use crate::args::{self, ArgError};
 use crate::datatype::CF_TYPE;
 use crate::error::CfError;
+use crate::key::OpenKey;
 use crate::settings::Settings;
 use crate::value::{CfValue, DumpStep, Info};
 
@@ -42,8 +43,7 @@ fn arguments(args: &[RedisString], min: usize) -> Result<Vec<&[u8]>, RedisError>
     Ok(args.iter().map(RedisString::as_slice).collect())
 }
 
-/// Exactly `count` arguments (the command's name included), as bytes; an array, so the one-item
-/// commands on the hot path (`CF.EXISTS`, `CF.ADD`) allocate nothing for them.
+/// Exactly `count` arguments (the command's name included), as bytes.
 fn exactly<const N: usize>(args: &[RedisString]) -> Result<[&[u8]; N], RedisError> {
     let args: &[RedisString; N] = args.try_into().map_err(|_| RedisError::WrongArity)?;
     Ok(args.each_ref().map(RedisString::as_slice))
@@ -67,13 +67,14 @@ fn value_mut(key: &RedisKeyWritable) -> Result<Option<&mut CfValue>, CfError> {
     }
 }
 
-/// The filter under a key, created with `settings` if the key is empty; whether it was created.
-fn value_or_create(key: &RedisKeyWritable, settings: Settings) -> Result<(&mut CfValue, bool), RedisError> {
-    let created = value_mut(key)?.is_none();
-    if created {
-        key.set_value(&CF_TYPE, CfValue::reserve(settings)?)?;
+/// The filter under a key opened for writing, created with `settings` if the key is empty;
+/// whether it was created.
+fn value_or_create(key: &OpenKey, settings: Settings) -> Result<(&mut CfValue, bool), RedisError> {
+    if let Some(value) = key.value()? {
+        return Ok((value, false));
     }
-    Ok((value_mut(key)?.ok_or(CfError::NotFound)?, created))
+    key.set_value(CfValue::reserve(settings)?)?;
+    Ok((key.value()?.ok_or(CfError::NotFound)?, true))
 }
 
 fn resp3(ctx: &Context) -> bool {
@@ -94,20 +95,18 @@ pub(crate) fn reserve(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `CF.ADD key item`: 1 (RESP3: true), or an error.
-pub(crate) fn add(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
-    add_one(ctx, args, false)
+pub(crate) fn add(ctx: &Context, key: *mut raw::RedisModuleString, item: &[u8]) -> RedisResult {
+    add_one(ctx, key, item, false)
 }
 
 /// `CF.ADDNX key item`: 1 if added, 0 if it may be present (RESP3: booleans).
-pub(crate) fn add_nx(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
-    add_one(ctx, args, true)
+pub(crate) fn add_nx(ctx: &Context, key: *mut raw::RedisModuleString, item: &[u8]) -> RedisResult {
+    add_one(ctx, key, item, true)
 }
 
-fn add_one(ctx: &Context, args: Vec<RedisString>, unique: bool) -> RedisResult {
-    let argv = exactly::<3>(&args)?;
-    let key = ctx.open_key_writable(&args[1]);
+fn add_one(ctx: &Context, key: *mut raw::RedisModuleString, item: &[u8], unique: bool) -> RedisResult {
+    let key = OpenKey::open(ctx, key, true);
     let (value, created) = value_or_create(&key, Settings::default())?;
-    let item = argv[2];
     let added = value
         .ready_mut()
         .and_then(|filter| if unique { filter.add_unique(item) } else { filter.add(item).map(|()| true) });
@@ -130,8 +129,8 @@ pub(crate) fn insert_nx(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 fn insert_many(ctx: &Context, args: Vec<RedisString>, unique: bool) -> RedisResult {
     let argv = arguments(&args, 4)?;
     let parsed = args::insert(&argv[2..])?;
-    let key = ctx.open_key_writable(&args[1]);
-    if parsed.no_create && value_mut(&key)?.is_none() {
+    let key = OpenKey::open(ctx, args[1].inner, true);
+    if parsed.no_create && key.value()?.is_none() {
         return Err(CfError::NotFound.into());
     }
     let (value, _) = value_or_create(&key, parsed.settings)?;
@@ -155,11 +154,10 @@ fn insert_many(ctx: &Context, args: Vec<RedisString>, unique: bool) -> RedisResu
 }
 
 /// `CF.EXISTS key item`: 1 if the item may be present, 0 if it is not (RESP3: booleans).
-pub(crate) fn exists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
-    let argv = exactly::<3>(&args)?;
-    let key = ctx.open_key(&args[1]);
-    Ok(RedisValue::Bool(match value(&key)? {
-        Some(value) => value.ready()?.contains(argv[2]),
+pub(crate) fn exists(ctx: &Context, key: *mut raw::RedisModuleString, item: &[u8]) -> RedisResult {
+    let key = OpenKey::open(ctx, key, false);
+    Ok(RedisValue::Bool(match key.value()? {
+        Some(value) => value.ready()?.contains(item),
         None => false,
     }))
 }

@@ -13,7 +13,8 @@ use std::ffi::CString;
 use std::mem::size_of;
 use std::ptr;
 
-use redis_module::commands::{BeginSearch, FindKeys, KeySpec, KeySpecFlags, get_redis_key_spec};
+pub(crate) use redis_module::commands::KeySpecFlags;
+use redis_module::commands::{BeginSearch, FindKeys, KeySpec, get_redis_key_spec};
 use redis_module::{Context, Status, raw};
 
 /// Reads the filter and answers from its content (`CF.EXISTS`, `CF.MEXISTS`, `CF.COUNT`,

@@ -6,11 +6,13 @@
 //! - `value`: the value under a key, its saved form and its chunked dump and restore (no Redis
 //!   in it, so it is tested without a server);
 //! - `error`: every error reply's text;
-//! - `commands`, `datatype` and `keyspecs`: the thin layer that talks to Redis.
+//! - `commands`, `direct`, `key`, `keyspecs` and `datatype`: the thin layer that talks to Redis;
+//! - `alloc`: the module's allocator, Redis's, and what its blocks cost.
 //!
 //! Load it with `redis-server --loadmodule target/release/libbugu_redis.so`; `docs/redis.md`
 //! describes the commands, the choices made and how it is tested.
 
+mod alloc;
 mod args;
 mod error;
 mod settings;
@@ -22,6 +24,10 @@ mod value;
 mod commands;
 #[cfg(not(test))]
 mod datatype;
+#[cfg(not(test))]
+mod direct;
+#[cfg(not(test))]
+mod key;
 #[cfg(not(test))]
 mod keyspecs;
 
@@ -36,29 +42,33 @@ macro_rules! module {
         redis_module::redis_module! {
             name: "bugu",
             version: 1,
-            allocator: (redis_module::alloc::RedisAlloc, redis_module::alloc::RedisAlloc),
+            allocator: (alloc::RedisAllocator, alloc::RedisAllocator),
             data_types: [CF_TYPE],
             init: init,
             commands: [$([$name, $handler, $flags, 1, 1, 1, ""]),*],
         }
 
+        /// Once the type and the crate's commands are registered: I/O errors handled, the
+        /// commands `direct` registers itself (with their key specs), then the others' key specs.
         fn init(ctx: &redis_module::Context, args: &[redis_module::RedisString]) -> redis_module::Status {
+            use redis_module::Status;
             match datatype::handle_io_errors(ctx, args) {
-                redis_module::Status::Ok => keyspecs::declare(ctx, &[$(($name, $key_spec)),*]),
+                Status::Ok => match direct::register(ctx) {
+                    Status::Ok => keyspecs::declare(ctx, &[$(($name, $key_spec)),*]),
+                    failed => failed,
+                },
                 failed => failed,
             }
         }
     };
 }
 
+// CF.ADD, CF.ADDNX and CF.EXISTS are registered by `init`, through `direct`.
 #[cfg(not(test))]
 module! {
     ["CF.RESERVE", commands::reserve, "write deny-oom", keyspecs::CREATE],
-    ["CF.ADD", commands::add, "write deny-oom", keyspecs::INSERT],
-    ["CF.ADDNX", commands::add_nx, "write deny-oom", keyspecs::INSERT],
     ["CF.INSERT", commands::insert, "write deny-oom", keyspecs::INSERT],
     ["CF.INSERTNX", commands::insert_nx, "write deny-oom", keyspecs::INSERT],
-    ["CF.EXISTS", commands::exists, "readonly fast", keyspecs::READ],
     ["CF.MEXISTS", commands::mexists, "readonly fast", keyspecs::READ],
     ["CF.COUNT", commands::count, "readonly fast", keyspecs::READ],
     ["CF.DEL", commands::del, "write fast", keyspecs::DELETE],

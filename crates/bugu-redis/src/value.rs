@@ -7,6 +7,7 @@
 
 use bugu::{Filter, FilterMut, GrowableFilter, InsertError};
 
+use crate::alloc::block_size;
 use crate::error::CfError;
 use crate::settings::Settings;
 
@@ -82,13 +83,15 @@ impl CfValue {
         }
     }
 
-    /// Bytes of memory the value holds (for `MEMORY USAGE`).
+    /// Bytes of memory the value holds (for `MEMORY USAGE`): every block it allocated, as the
+    /// allocator counts it.
     pub(crate) fn memory_usage(&self) -> usize {
-        std::mem::size_of::<Self>()
-            + match self {
-                Self::Ready(ready) => ready.filter.memory_bytes(),
-                Self::Restoring(restoring) => restoring.body.capacity(),
+        match self {
+            Self::Ready(ready) => ready.memory_usage(),
+            Self::Restoring(restoring) => {
+                block_size(std::mem::size_of::<Self>()) + block_size(restoring.body.capacity())
             }
+        }
     }
 }
 
@@ -165,10 +168,30 @@ impl Ready {
         removed
     }
 
+    /// Bytes of memory the value holds, as the allocator counts them: [`filter_bytes`], each
+    /// level's insert search's scratch space (a dump keeps no copy: its chunks are cut from the
+    /// filter as they are asked for).
+    ///
+    /// [`filter_bytes`]: Self::filter_bytes
+    fn memory_usage(&self) -> usize {
+        let scratch: usize = self.filter.levels().iter().map(|level| block_size(level.scratch_bytes())).sum();
+        self.filter_bytes() + scratch
+    }
+
+    /// Bytes of memory the filter itself holds, as the allocator counts them: the boxed value,
+    /// each level's table and the list of levels. What `CF.INFO` reports as `Size`: it leaves out
+    /// the working buffers, which a saved and restored copy does not have until it needs them,
+    /// so that identical filters report the same size.
+    fn filter_bytes(&self) -> usize {
+        let levels = self.filter.levels();
+        let tables: usize = levels.iter().map(|level| block_size(level.memory_bytes())).sum();
+        block_size(std::mem::size_of::<CfValue>()) + tables + block_size(std::mem::size_of_val(levels))
+    }
+
     pub(crate) fn info(&self) -> Info {
         let buckets: usize = self.filter.levels().iter().map(|level| level.bucket_count()).sum();
         Info {
-            size: self.filter.memory_bytes() as u64,
+            size: self.filter_bytes() as u64,
             buckets: buckets as u64,
             filters: self.filter.level_count() as u64,
             inserted: self.filter.len() as u64,

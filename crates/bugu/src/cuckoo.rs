@@ -59,6 +59,11 @@ impl Clone for PathSearch {
 }
 
 impl PathSearch {
+    /// Bytes of the queue's buffer, kept between searches.
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.queue.capacity() * std::mem::size_of::<Node>()
+    }
+
     /// Stores `fingerprint` in one of its candidate buckets `b1`, `b2` (`b2` the alternate of
     /// `b1`) once both are full (the first step, `Table::store_in_emptier`, found no room), by
     /// moving other fingerprints. Returns `false`, with the table unchanged, when no path exists

@@ -299,6 +299,20 @@ impl<S: AsRef<[u8]>> CuckooFilterIn<S> {
         self.table.memory_bytes()
     }
 
+    /// Bytes of the scratch space an insert's search for a path of moves keeps for the next one:
+    /// 0 until an insert first finds both of its buckets full, then one block of at most a few
+    /// kilobytes (bounded by the eviction limit), besides the table's
+    /// [`memory_bytes`](Self::memory_bytes).
+    ///
+    /// ```
+    /// let filter = bugu::CuckooFilter::new(1_000)?;
+    /// assert_eq!(filter.scratch_bytes(), 0);
+    /// # Ok::<(), bugu::ConfigError>(())
+    /// ```
+    pub fn scratch_bytes(&self) -> usize {
+        self.search.memory_bytes()
+    }
+
     filter_parameters!(
         uses: "use bugu::{CuckooFilter, Filter, FilterMut};",
         new: "let mut filter = bugu::CuckooFilter::"

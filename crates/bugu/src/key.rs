@@ -70,6 +70,11 @@ impl KeyEncoding {
     /// The hash of `key` under this encoding.
     #[inline(always)]
     pub(crate) fn hash<K: Key + ?Sized>(self, key: &K, function: HashFunction, seed: u64) -> u64 {
+        // Known at compile time: for 64-bit integers the rule is not even looked at, so their
+        // lookups cost what they did before filters had a rule.
+        if K::SAME_UNDER_STD_HASH {
+            return key.hash_key(function, seed);
+        }
         match self {
             KeyEncoding::Canonical => key.hash_key(function, seed),
             KeyEncoding::StdHash => function.hash_item(key, seed),
@@ -104,11 +109,20 @@ impl KeyEncoding {
 /// `Hash` is a supertrait so that filters read from files of the older rule
 /// ([`KeyEncoding::StdHash`]) can still hash the key as they did.
 pub trait Key: Hash {
+    /// Whether the canonical hash of every value of this type equals its hash through `Hash`
+    /// and the portable hasher (true of 64-bit integers, written as 8 little-endian bytes both
+    /// ways, and of [`Hashed`] values). Filters then skip choosing between the two rules. Leave it
+    /// `false` unless that holds: a wrong `true` makes filters read from files of the older rule
+    /// miss their keys.
+    const SAME_UNDER_STD_HASH: bool = false;
+
     /// The key's hash under the canonical encoding, with `function` and `seed`.
     fn hash_key(&self, function: HashFunction, seed: u64) -> u64;
 }
 
 impl<K: Key + ?Sized> Key for &K {
+    const SAME_UNDER_STD_HASH: bool = K::SAME_UNDER_STD_HASH;
+
     #[inline(always)]
     fn hash_key(&self, function: HashFunction, seed: u64) -> u64 {
         (**self).hash_key(function, seed)
@@ -116,6 +130,8 @@ impl<K: Key + ?Sized> Key for &K {
 }
 
 impl<K: Key + ?Sized> Key for Box<K> {
+    const SAME_UNDER_STD_HASH: bool = K::SAME_UNDER_STD_HASH;
+
     #[inline(always)]
     fn hash_key(&self, function: HashFunction, seed: u64) -> u64 {
         (**self).hash_key(function, seed)
@@ -162,6 +178,9 @@ impl Key for Vec<u8> {
 macro_rules! integer_keys {
     ($wide:ty: $($int:ty),*) => {$(
         impl Key for $int {
+            // `Hash` writes the 64-bit ones as the same 8 bytes (`usize`, `isize` widened).
+            const SAME_UNDER_STD_HASH: bool = size_of::<$int>() == 8;
+
             #[inline(always)]
             fn hash_key(&self, function: HashFunction, seed: u64) -> u64 {
                 function.hash_bytes(&(*self as $wide).to_le_bytes(), seed)
@@ -200,6 +219,8 @@ impl<T: Hash> Hash for Hashed<T> {
 }
 
 impl<T: Hash> Key for Hashed<T> {
+    const SAME_UNDER_STD_HASH: bool = true;
+
     #[inline(always)]
     fn hash_key(&self, function: HashFunction, seed: u64) -> u64 {
         function.hash_item(&self.0, seed)
@@ -263,6 +284,30 @@ mod tests {
         let expected = HashFunction::default().hash_item(&("a", 1u32), 9);
         assert_eq!(canonical(&key), expected);
         assert_eq!(KeyEncoding::StdHash.hash(&key, HashFunction::default(), 9), expected);
+    }
+
+    /// The claim that lets filters skip the rule must hold: both rules agree on these types.
+    fn assert_same_under_both<K: Key>(key: K) {
+        let function = HashFunction::default();
+        let rules = |key: &K| (key.hash_key(function, 3), function.hash_item(key, 3));
+        let (canonical, std_hash) = rules(&key);
+        assert_eq!(canonical == std_hash, K::SAME_UNDER_STD_HASH, "{}", std::any::type_name::<K>());
+    }
+
+    #[test]
+    fn same_under_std_hash_is_claimed_exactly_where_both_rules_agree() {
+        assert_same_under_both(u64::MAX - 5);
+        assert_same_under_both(-5i64);
+        assert_same_under_both(7usize);
+        assert_same_under_both(-7isize);
+        assert_same_under_both(&7u64);
+        assert_same_under_both(Box::new(7u64));
+        assert_same_under_both(Hashed("a"));
+        assert_same_under_both(7u32);
+        assert_same_under_both(7i8);
+        assert_same_under_both(String::from("a"));
+        assert_same_under_both(vec![1u8, 2]);
+        assert_same_under_both([1u8; 8]);
     }
 
     proptest! {

@@ -10,7 +10,7 @@ use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 
 /// A key type the harness can feed to every contender.
-pub trait Key: Hash + Copy {
+pub trait Key: Hash + Copy + bugu::Key {
     /// The key as a `u64`, for filters that only take integers (xorf). Integers are themselves;
     /// strings are hashed with the standard library's `DefaultHasher`, which is what xorf's own
     /// `HashProxy` would use (it cannot wrap `BinaryFuse8`, whose construction is fallible).

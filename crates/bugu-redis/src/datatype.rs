@@ -10,16 +10,14 @@ use redis_module::native_types::RedisType;
 use redis_module::raw::{self, ModuleOptions};
 use redis_module::{Context, RedisString, Status};
 
-use crate::value::CfValue;
+use crate::value::{CfValue, Encoding};
 
 /// The type's name in RDB files: exactly 9 characters, as Redis requires.
 pub(crate) const TYPE_NAME: &str = "bugu-cf01";
-/// The RDB encoding version of the saved form.
-const ENCODING_VERSION: c_int = 0;
 
 pub(crate) static CF_TYPE: RedisType = RedisType::new(
     TYPE_NAME,
-    ENCODING_VERSION,
+    Encoding::CURRENT,
     raw::RedisModuleTypeMethods {
         version: raw::REDISMODULE_TYPE_METHOD_VERSION as u64,
         rdb_load: Some(rdb_load),
@@ -62,14 +60,14 @@ unsafe fn value_ref<'a>(value: *const c_void) -> &'a CfValue {
 }
 
 extern "C" fn rdb_load(rdb: *mut raw::RedisModuleIO, encoding_version: c_int) -> *mut c_void {
-    if encoding_version != ENCODING_VERSION {
+    // A null pointer makes Redis refuse the RDB (or the RESTORE payload) instead of loading it.
+    let Some(encoding) = Encoding::of_version(encoding_version) else {
         return std::ptr::null_mut();
-    }
+    };
     let Ok(buffer) = raw::load_string_buffer(rdb) else {
         return std::ptr::null_mut();
     };
-    // A null pointer makes Redis refuse the RDB (or the RESTORE payload) instead of loading it.
-    match CfValue::from_saved(buffer.as_ref()) {
+    match CfValue::from_saved(buffer.as_ref(), encoding) {
         Some(value) => Box::into_raw(Box::new(value)).cast(),
         None => std::ptr::null_mut(),
     }

@@ -8,7 +8,7 @@ use crate::settings::SettingsError;
 pub(crate) enum CfError {
     /// A setting out of range.
     Settings(SettingsError),
-    /// `CF.RESERVE` on a key that exists.
+    /// `CF.RESERVE` on a key that exists, or a `CF.LOADCHUNK` header on a filter.
     Exists,
     /// A command that needs the filter on a missing key (`CF.INFO`, `CF.SCANDUMP`, `NOCREATE`).
     NotFound,
@@ -28,6 +28,10 @@ pub(crate) enum CfError {
     RestoreInProgress,
     /// A `CF.SCANDUMP` / `CF.LOADCHUNK` iterator that does not fit the dump.
     InvalidPosition,
+    /// A `CF.SCANDUMP` iterator of a dump that began before the filter's last write.
+    DumpOutdated,
+    /// A `CF.LOADCHUNK` chunk of another dump than the restore's first chunk.
+    OtherDump,
     /// A first `CF.LOADCHUNK` chunk that is not a valid header.
     InvalidHeader,
     /// A `CF.LOADCHUNK` chunk whose bytes are not a valid filter.
@@ -51,6 +55,12 @@ impl CfError {
             Self::OutOfMemory => "ERR out of memory",
             Self::RestoreInProgress => "ERR restore in progress: load the remaining chunks with CF.LOADCHUNK",
             Self::InvalidPosition => "Invalid position",
+            Self::DumpOutdated => {
+                "ERR the filter changed since this CF.SCANDUMP began: dump it again from iterator 0"
+            }
+            Self::OtherDump => {
+                "ERR this chunk is from another CF.SCANDUMP than the restore's first chunk: restart the restore"
+            }
             Self::InvalidHeader => "Invalid header",
             Self::BadChunk => "Couldn't load chunk!",
             Self::WrongType => "WRONGTYPE Operation against a key holding the wrong kind of value",
@@ -87,7 +97,13 @@ mod tests {
             assert_eq!(error.message(), text);
         }
         // bugu's own errors: RESP needs one line, and ERR names them as errors to clients.
-        for error in [CfError::TooManyCopies, CfError::OutOfMemory, CfError::RestoreInProgress] {
+        for error in [
+            CfError::TooManyCopies,
+            CfError::OutOfMemory,
+            CfError::RestoreInProgress,
+            CfError::DumpOutdated,
+            CfError::OtherDump,
+        ] {
             let text = error.message();
             assert!(text.starts_with("ERR ") && !text.contains(['\r', '\n']), "{text}");
         }

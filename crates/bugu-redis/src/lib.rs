@@ -6,7 +6,7 @@
 //! - `value`: the value under a key, its saved form and its chunked dump and restore (no Redis
 //!   in it, so it is tested without a server);
 //! - `error`: every error reply's text;
-//! - `commands` and `datatype`: the thin layer that talks to Redis.
+//! - `commands`, `datatype` and `keyspecs`: the thin layer that talks to Redis.
 //!
 //! Load it with `redis-server --loadmodule target/release/libbugu_redis.so`; `docs/redis.md`
 //! describes the commands, the choices made and how it is tested.
@@ -22,30 +22,47 @@ mod value;
 mod commands;
 #[cfg(not(test))]
 mod datatype;
+#[cfg(not(test))]
+mod keyspecs;
 
 #[cfg(not(test))]
-use datatype::{CF_TYPE, handle_io_errors};
+use datatype::CF_TYPE;
 
-// The module's entry point.
+/// The module's entry point, with every command's name, handler, flags and key spec in one row:
+/// `redis_module!` registers the commands, `init` declares their key specs.
 #[cfg(not(test))]
-redis_module::redis_module! {
-    name: "bugu",
-    version: 1,
-    allocator: (redis_module::alloc::RedisAlloc, redis_module::alloc::RedisAlloc),
-    data_types: [CF_TYPE],
-    init: handle_io_errors,
-    commands: [
-        ["CF.RESERVE", commands::reserve, "write deny-oom", 1, 1, 1, ""],
-        ["CF.ADD", commands::add, "write deny-oom", 1, 1, 1, ""],
-        ["CF.ADDNX", commands::add_nx, "write deny-oom", 1, 1, 1, ""],
-        ["CF.INSERT", commands::insert, "write deny-oom", 1, 1, 1, ""],
-        ["CF.INSERTNX", commands::insert_nx, "write deny-oom", 1, 1, 1, ""],
-        ["CF.EXISTS", commands::exists, "readonly fast", 1, 1, 1, ""],
-        ["CF.MEXISTS", commands::mexists, "readonly fast", 1, 1, 1, ""],
-        ["CF.COUNT", commands::count, "readonly fast", 1, 1, 1, ""],
-        ["CF.DEL", commands::del, "write fast", 1, 1, 1, ""],
-        ["CF.INFO", commands::info, "readonly fast", 1, 1, 1, ""],
-        ["CF.SCANDUMP", commands::scandump, "readonly", 1, 1, 1, ""],
-        ["CF.LOADCHUNK", commands::loadchunk, "write deny-oom", 1, 1, 1, ""],
-    ],
+macro_rules! module {
+    ($([$name:expr, $handler:expr, $flags:expr, $key_spec:expr]),* $(,)?) => {
+        redis_module::redis_module! {
+            name: "bugu",
+            version: 1,
+            allocator: (redis_module::alloc::RedisAlloc, redis_module::alloc::RedisAlloc),
+            data_types: [CF_TYPE],
+            init: init,
+            commands: [$([$name, $handler, $flags, 1, 1, 1, ""]),*],
+        }
+
+        fn init(ctx: &redis_module::Context, args: &[redis_module::RedisString]) -> redis_module::Status {
+            match datatype::handle_io_errors(ctx, args) {
+                redis_module::Status::Ok => keyspecs::declare(ctx, &[$(($name, $key_spec)),*]),
+                failed => failed,
+            }
+        }
+    };
+}
+
+#[cfg(not(test))]
+module! {
+    ["CF.RESERVE", commands::reserve, "write deny-oom", keyspecs::CREATE],
+    ["CF.ADD", commands::add, "write deny-oom", keyspecs::INSERT],
+    ["CF.ADDNX", commands::add_nx, "write deny-oom", keyspecs::INSERT],
+    ["CF.INSERT", commands::insert, "write deny-oom", keyspecs::INSERT],
+    ["CF.INSERTNX", commands::insert_nx, "write deny-oom", keyspecs::INSERT],
+    ["CF.EXISTS", commands::exists, "readonly fast", keyspecs::READ],
+    ["CF.MEXISTS", commands::mexists, "readonly fast", keyspecs::READ],
+    ["CF.COUNT", commands::count, "readonly fast", keyspecs::READ],
+    ["CF.DEL", commands::del, "write fast", keyspecs::DELETE],
+    ["CF.INFO", commands::info, "readonly fast", keyspecs::READ_METADATA],
+    ["CF.SCANDUMP", commands::scandump, "readonly", keyspecs::READ],
+    ["CF.LOADCHUNK", commands::loadchunk, "write deny-oom", keyspecs::RESTORE],
 }

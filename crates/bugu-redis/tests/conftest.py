@@ -42,7 +42,8 @@ INFO_FIELDS = [
 ]
 WRITE_COMMANDS = ["CF.RESERVE", "CF.ADD", "CF.ADDNX", "CF.INSERT", "CF.INSERTNX", "CF.DEL", "CF.LOADCHUNK"]
 READ_COMMANDS = ["CF.EXISTS", "CF.MEXISTS", "CF.COUNT", "CF.INFO", "CF.SCANDUMP"]
-CHUNK_LIMIT = 1 << 20  # SCANDUMP's largest chunk
+CHUNK_LIMIT = 1 << 20  # SCANDUMP's largest chunk (of filters up to 32 MiB)
+POSITION_MASK = (1 << 41) - 1  # a dump iterator's position bits; the bits above name the dump
 CRASH_MARKERS = ("Guru Meditation", "crashed by signal", "ASSERTION FAILED", "panicked", "argv[")
 
 
@@ -411,8 +412,10 @@ def loadchunks(client: redis.Redis, key, chunks) -> None:
 
 
 def snapshot(client: redis.Redis, key) -> tuple[dict[str, int], list[tuple[int, bytes]]]:
-    """What must be equal between two identical filters: CF.INFO and the SCANDUMP chunks."""
-    return cf_info(client, key), scandump(client, key)
+    """What must be equal between two identical filters: CF.INFO and the SCANDUMP chunks, each
+    with its position (without the stamp that names the dump, which differs from key to key; a
+    LOADCHUNK of these chunks takes them as chunks of a dump without a stamp)."""
+    return cf_info(client, key), [(it & POSITION_MASK, data) for it, data in scandump(client, key)]
 
 
 def insert_all(client: redis.Redis, key, values, batch: int = 10_000) -> None:
@@ -491,3 +494,32 @@ def populate(client: redis.Redis, prefix: str = "cf:") -> dict[str, list[str]]:
 
 def snapshots(client: redis.Redis, keys) -> dict:
     return {key: snapshot(client, key) for key in keys}
+
+
+# ------------------------------------------------------------------------------------------------
+# DUMP payloads
+
+
+def _crc64_table() -> list[int]:
+    table = []
+    for byte in range(256):
+        crc = byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x95AC9329AC4BC9B5 if crc & 1 else 0)
+        table.append(crc)
+    return table
+
+
+CRC64_TABLE = _crc64_table()
+
+
+def crc64(data: bytes) -> int:
+    """Redis' CRC-64 (Jones, reflected), which seals DUMP payloads."""
+    crc = 0
+    for byte in data:
+        crc = CRC64_TABLE[(crc ^ byte) & 0xFF] ^ (crc >> 8)
+    return crc
+
+
+def seal(body: bytes, version: bytes) -> bytes:
+    return body + version + crc64(body + version).to_bytes(8, "little")

@@ -3,8 +3,8 @@
 //!
 //! | Scenario | Run it | What it shows |
 //! |---|---|---|
-//! | [`database`] | `cargo run --release -p bugu-scenarios --example database` | A filter of a SQLite table's ids in front of point lookups, kept in step with inserts and deletes, saved beside the database and rebuilt when missing, corrupt or stale |
-//! | [`cache`] | `cargo run --release -p bugu-scenarios --example cache` | Two LRU URL caches whose filters track their contents through evictions, exchanging the filters' bytes as cache digests read in place |
+//! | [`database`] | `cargo run --release -p bugu-scenarios --example database` | A filter of a SQLite table's ids in front of point lookups, kept in step with inserts and deletes, rebuilt when another program writes rows behind its back, saved beside the database and rebuilt when the saved copy is missing, corrupt or stale |
+//! | [`cache`] | `cargo run --release -p bugu-scenarios --example cache` | Two LRU URL caches whose filters track their contents through evictions, exchanging the filters' bytes as cache digests read in place, with the answers a digest makes stale counted |
 //! | [`blocklist`] | `cargo run --release -p bugu-scenarios --example blocklist` | A few million IPv4 addresses and CIDR ranges, ten million lookups one at a time, batched, and from two threads sharing a concurrent filter |
 //!
 //! Nothing is mocked: the database is SQLite (bundled through `rusqlite`) on disk in a temporary

@@ -34,7 +34,7 @@ fn database_scenario() -> Result<(), Box<dyn Error>> {
     assert!(report.file_bytes > 0);
 
     let startups: Vec<&Startup> = report.restarts.iter().map(|restart| &restart.startup).collect();
-    assert_eq!(startups.len(), 5);
+    assert_eq!(startups.len(), 6);
     assert_eq!(startups[0], &Startup::Rebuilt(RebuildReason::Missing), "first start: no file yet");
     assert!(matches!(startups[1], Startup::Loaded { .. }), "clean restart: {:?}", startups[1]);
     assert_eq!(startups[2], &Startup::Rebuilt(RebuildReason::Missing), "file deleted");
@@ -47,12 +47,34 @@ fn database_scenario() -> Result<(), Box<dyn Error>> {
         Startup::Rebuilt(RebuildReason::Stale { saved: Some(saved), current }) => assert!(saved < current),
         other => panic!("stale file: {other:?}"),
     }
+    match startups[5] {
+        Startup::Rebuilt(RebuildReason::Stale { saved: Some(saved), current }) => assert!(saved < current),
+        other => panic!("another program wrote while the scenario was down: {other:?}"),
+    }
     for restart in &report.restarts {
         assert_eq!(restart.rows_missing, 0, "{}: every row is in the filter", restart.case);
     }
     assert!(report.restarts[1..].iter().all(|restart| restart.rows == config.users));
     let would_miss = report.restarts[4].stale_file_would_miss.unwrap_or(0);
     assert!(would_miss > config.batch / 2, "the stale file lacks the rows written after it: {would_miss}");
+    let would_miss = report.restarts[5].stale_file_would_miss.unwrap_or(0);
+    assert!(would_miss > config.batch / 2, "the file lacks the other program's rows: {would_miss}");
+
+    // Another program wrote while the scenario ran: it noticed at the next lookup the filter
+    // answered absent, rebuilt once, and then reported no row absent.
+    let other = &report.other_program;
+    assert_eq!(
+        (other.inserted, other.renumbered, other.deleted),
+        (config.batch, config.batch / 5, config.batch)
+    );
+    assert!(
+        other.filter_lacked > config.batch / 2,
+        "the filter lacked the other program's rows: {}",
+        other.filter_lacked
+    );
+    assert_eq!(other.rebuilds, 1);
+    assert_eq!(other.rows, config.users);
+    assert_eq!(other.rows_reported_absent, 0);
     Ok(())
 }
 
@@ -91,6 +113,12 @@ fn cache_scenario() -> Result<(), Box<dyn Error>> {
     // peer did not hold may still find it, if the peer fetched it after the exchange.
     assert!(peer_hits + report.stale_yes >= report.in_peer);
     assert!(peer_hits <= report.digest_yes);
+    // Every miss whose URL the peer held when asked was served by it, or sent to the origin by a
+    // stale "no" (the peer fetched it after its digest); both show in the report.
+    assert!(report.stale_no > 0, "the peers fetch URLs between exchanges");
+    assert_eq!(peer_hits + report.stale_no, report.peer_held_now);
+    let printed = report.to_string();
+    assert!(printed.contains("stale no:") && printed.contains("stale yes:"), "{printed}");
     assert!(report.false_positive_rate() < SLACK * report.filter_bound, "{}", report.false_positive_rate());
     Ok(())
 }

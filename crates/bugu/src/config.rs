@@ -8,6 +8,7 @@
 
 use crate::error::ConfigError;
 use crate::hash::HashFunction;
+use crate::key::{Key, KeyEncoding};
 use crate::sizing::{self, false_positive_bound};
 use crate::table::Geometry;
 
@@ -137,6 +138,7 @@ pub struct Builder {
     eviction_limit: usize,
     seed: u64,
     hash_function: HashFunction,
+    key_encoding: KeyEncoding,
     semi_sorted: bool,
 }
 
@@ -149,6 +151,7 @@ impl Default for Builder {
             eviction_limit: DEFAULT_EVICTION_LIMIT,
             seed: DEFAULT_SEED,
             hash_function: HashFunction::default(),
+            key_encoding: KeyEncoding::default(),
             semi_sorted: false,
         }
     }
@@ -324,6 +327,7 @@ impl Builder {
             eviction_limit: self.eviction_limit,
             seed: self.seed,
             hash_function: self.hash_function,
+            key_encoding: self.key_encoding,
             semi_sorted: self.semi_sorted,
         };
         table_len(buckets as u64, self.bucket_size, fingerprint_bits, self.semi_sorted)?;
@@ -339,10 +343,17 @@ impl Builder {
         }
     }
 
-    /// The hash function and seed set (items are hashed with them before the filter they go
-    /// into is built).
-    pub(crate) fn hashing(&self) -> (HashFunction, u64) {
-        (self.hash_function, self.seed)
+    /// The hash of `key` under the hash function, seed and key encoding set (items are hashed
+    /// before the filter they go into is built).
+    pub(crate) fn hash_key<K: Key + ?Sized>(&self, key: &K) -> u64 {
+        self.key_encoding.hash(key, self.hash_function, self.seed)
+    }
+
+    /// The key encoding: [`KeyEncoding::Canonical`] unless a filter of the older rule is being
+    /// extended (a growable filter read from such a file adds levels of its rule).
+    pub(crate) fn key_encoding(mut self, encoding: KeyEncoding) -> Self {
+        self.key_encoding = encoding;
+        self
     }
 }
 
@@ -441,6 +452,8 @@ pub(crate) struct Config {
     pub(crate) eviction_limit: usize,
     pub(crate) seed: u64,
     pub(crate) hash_function: HashFunction,
+    /// How typed keys become bytes (recorded in a file's header flags, not in its sections).
+    pub(crate) key_encoding: KeyEncoding,
     /// Buckets stored semi-sorted (bucket size 4 only).
     pub(crate) semi_sorted: bool,
 }

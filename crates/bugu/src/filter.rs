@@ -3,7 +3,6 @@
 //! storage; inserting and removing need the owned one, [`CuckooFilter`].
 
 use std::fmt;
-use std::hash::Hash;
 use std::ops::RangeBounds;
 
 use crate::batch::{LOOKAHEAD, block_locator, in_blocks};
@@ -11,6 +10,7 @@ use crate::config::{Builder, Config, filter_parameters};
 use crate::cuckoo::PathSearch;
 use crate::error::{ConfigError, Error, InsertError};
 use crate::hash::{BlockHasher, HashFunction, ItemHasher, Prehashed};
+use crate::key::{Key, KeyEncoding};
 use crate::membership::{Filter, FilterMut};
 use crate::stats::{Bucket, Stats};
 use crate::table::{AllocFailed, Kind, Table, default_kind_or_any};
@@ -62,6 +62,10 @@ pub struct CuckooFilterIn<S = Vec<u8>> {
     /// serializers write as they are; `None` otherwise (owned filters, and the sections of a file
     /// holding several filters, which are not a filter's bytes on their own).
     persisted: Option<S>,
+    /// Whether an add-if-absent insert ([`FilterMut::insert_unique`]) has skipped an item
+    /// because a matching fingerprint was present (see [`has_skipped_inserts`](Self::has_skipped_inserts)).
+    /// Kept in the persisted header's flags.
+    skipped_inserts: bool,
     /// Scratch space of the path search: empty until the first insert that needs one.
     search: PathSearch,
 }
@@ -117,12 +121,11 @@ impl Builder {
     /// assert!(matches!(too_many, Err(bugu::Error::Insert { .. })));
     /// # Ok::<(), bugu::Error>(())
     /// ```
-    pub fn build_from_iter<T: Hash, I: IntoIterator<Item = T>>(
+    pub fn build_from_iter<K: Key, I: IntoIterator<Item = K>>(
         &self,
         items: I,
     ) -> Result<CuckooFilter, Error> {
-        let (function, seed) = self.hashing();
-        let hashes: Vec<u64> = items.into_iter().map(|item| function.hash_item(&item, seed)).collect();
+        let hashes: Vec<u64> = items.into_iter().map(|item| self.hash_key(&item)).collect();
         let mut filter = CuckooFilter::with_config(self.config_for_items(hashes.len())?)?;
         for (inserted, &hash) in hashes.iter().enumerate() {
             filter.insert_hash(hash).map_err(|source| Error::Insert { inserted, source })?;
@@ -162,6 +165,12 @@ impl CuckooFilter {
         Ok(CuckooFilter::from_parts(config, table, 0, true))
     }
 
+    /// Records that an add-if-absent insert skipped an item (for filters made of several, which
+    /// make that decision themselves).
+    pub(crate) fn record_skipped_insert(&mut self) {
+        self.skipped_inserts = true;
+    }
+
     /// Empties the filter, keeping its configuration and memory.
     ///
     /// ```
@@ -175,6 +184,7 @@ impl CuckooFilter {
     pub fn clear(&mut self) {
         self.table.clear();
         self.len = 0;
+        self.skipped_inserts = false;
     }
 }
 
@@ -186,13 +196,46 @@ impl<S: AsRef<[u8]>> CuckooFilterIn<S> {
     /// since `remove` decrements it for every slot it empties.
     pub(crate) fn from_parts(config: Config, table: Table<S>, len: usize, len_checked: bool) -> Self {
         debug_assert_eq!(table.geometry(), config.geometry());
-        CuckooFilterIn { table, config, len, len_checked, persisted: None, search: PathSearch::default() }
+        let search = PathSearch::default();
+        CuckooFilterIn { table, config, len, len_checked, persisted: None, skipped_inserts: false, search }
     }
 
     /// This filter as read in place from `persisted`, the whole persisted filter its table is part
     /// of; `len_checked` says whether the stored item count was compared with the table.
     pub(crate) fn read_in_place(self, persisted: S, len_checked: bool) -> Self {
         CuckooFilterIn { persisted: Some(persisted), len_checked, ..self }
+    }
+
+    /// This filter with its record of skipped add-if-absent inserts set to `skipped` (as read from
+    /// a persisted header, or carried over from the filter this one copies).
+    pub(crate) fn with_skipped_inserts(self, skipped: bool) -> Self {
+        CuckooFilterIn { skipped_inserts: skipped, ..self }
+    }
+
+    /// Whether an add-if-absent insert ([`insert_unique`](FilterMut::insert_unique) and its
+    /// variants) has ever returned `Ok(false)` on this filter (or on the filter it was saved from)
+    /// since it was built or last cleared.
+    ///
+    /// Such an insert stores nothing when a matching fingerprint is present, and that fingerprint
+    /// may belong to another item (a false positive). If that other item is removed later, the
+    /// skipped item reads absent: a false negative. A filter that has skipped inserts should only
+    /// take removals if its user accepts that risk; the `bugu` command refuses them unless told
+    /// otherwise. The flag is kept through saving and loading.
+    ///
+    /// ```
+    /// use bugu::{CuckooFilter, Filter, FilterMut};
+    /// let mut filter = CuckooFilter::new(100)?;
+    /// filter.insert_unique("a")?;
+    /// assert!(!filter.has_skipped_inserts());
+    /// filter.insert_unique("a")?; // present: skipped
+    /// assert!(filter.has_skipped_inserts());
+    /// assert!(CuckooFilter::from_bytes(&filter.to_bytes())?.has_skipped_inserts());
+    /// filter.clear();
+    /// assert!(!filter.has_skipped_inserts());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn has_skipped_inserts(&self) -> bool {
+        self.skipped_inserts
     }
 
     /// The whole persisted filter this one reads in place, if it does.
@@ -207,7 +250,8 @@ impl<S: AsRef<[u8]>> CuckooFilterIn<S> {
     /// count cannot make a later `remove` underflow.
     pub(crate) fn try_to_owned(&self) -> Result<CuckooFilter, AllocFailed> {
         let table = self.table.try_to_owned()?;
-        Ok(CuckooFilter::from_parts(self.config, table, self.checked_len(), true))
+        let owned = CuckooFilter::from_parts(self.config, table, self.checked_len(), true);
+        Ok(owned.with_skipped_inserts(self.skipped_inserts))
     }
 
     /// The number of stored fingerprints, counted in the table if the stored count was taken on
@@ -304,7 +348,8 @@ impl<S: AsRef<[u8]>> CuckooFilterIn<S> {
 
     /// What batches hash items with: this filter's function and seed, matched once per block.
     fn item_hasher(&self) -> ItemHasher {
-        ItemHasher { function: self.config.hash_function, seed: self.config.seed }
+        let Config { hash_function: function, seed, key_encoding: encoding, .. } = self.config;
+        ItemHasher { function, seed, encoding }
     }
 
     #[cfg(test)]
@@ -324,6 +369,11 @@ impl<S: AsRef<[u8]>> Filter for CuckooFilterIn<S> {
         self.config.hash_function
     }
 
+    #[inline]
+    fn key_encoding(&self) -> KeyEncoding {
+        self.config.key_encoding
+    }
+
     #[inline(always)]
     fn contains_hash(&self, hash: u64) -> bool {
         self.table.contains_hash(hash)
@@ -335,7 +385,7 @@ impl<S: AsRef<[u8]>> Filter for CuckooFilterIn<S> {
     }
 
     /// Pipelined: the buckets of upcoming items are prefetched.
-    fn contains_batch<T: Hash>(&self, items: &[T]) -> Vec<bool> {
+    fn contains_batch<K: Key>(&self, items: &[K]) -> Vec<bool> {
         self.table.contains_pipelined(items, self.item_hasher())
     }
 
@@ -458,6 +508,7 @@ impl FilterMut for CuckooFilter {
         // No prefetch: `contains_located` loads both buckets at once anyway.
         let located = self.table.addressing().locate(hash);
         if self.table.contains_located(|| located) {
+            self.skipped_inserts = true;
             return Ok(false);
         }
         self.insert_located(located).map(|()| true)
@@ -467,7 +518,7 @@ impl FilterMut for CuckooFilter {
         self.insert_pipelined(hashes, Prehashed)
     }
 
-    fn insert_batch<T: Hash>(&mut self, items: &[T]) -> Vec<Result<(), InsertError>> {
+    fn insert_batch<K: Key>(&mut self, items: &[K]) -> Vec<Result<(), InsertError>> {
         self.insert_pipelined(items, self.item_hasher())
     }
 

@@ -9,22 +9,26 @@
 //!   bytes (any 64-bit integer) goes through a 64-bit mixer instead, a third of XXH3's
 //!   instructions for such keys (`docs/design.md`, "Hashing").
 //!
-//! Three ways in:
+//! Two ways from an item to bytes to a hash:
 //! - bytes: [`HashFunction::hash_bytes`] hashes exactly the bytes given;
 //! - any `T: Hash`: [`HashFunction::hash_item`] feeds the value through [`PortableHasher`], which
 //!   writes integers little-endian and `usize`/`isize` as 64-bit, so integers, `bool`, `char`,
-//!   strings, byte slices and tuples or derived `Hash` impls of those hash identically everywhere;
-//! - callers who hash themselves pass a `u64` to the `*_hash` entry points of the filters (the
-//!   filters' `hash_of` gives the hash they would compute).
+//!   strings, byte slices and tuples or derived `Hash` impls of those hash identically everywhere.
+//!
+//! The filters' typed methods do not take `T: Hash`: they take a [`Key`], whose
+//! encoding ([`crate::key`]) is the same in every front end — text as its UTF-8 bytes, integers as
+//! 8 little-endian bytes — and [`Hashed`](crate::Hashed) for the `T: Hash` way. A `&str` through
+//! `T: Hash` is not its bytes: the standard library's `Hash for str` appends a `0xff` terminator.
+//! Callers who hash themselves pass a `u64` to the filters' `*_hash` methods (the filters'
+//! `hash_of` gives the hash they would compute).
 //!
 //! [`hash_bytes`] and [`hash_item`] are [`HashFunction::Xxh3`]'s.
-//!
-//! A `&str` hashed through `T: Hash` is not the same as its bytes hashed with [`hash_bytes`]: the
-//! standard library's `Hash for str` appends a `0xff` terminator. Pick one way per filter.
 
 use std::hash::{Hash, Hasher};
 
 use xxhash_rust::xxh3::{Xxh3, xxh3_64_with_seed};
+
+use crate::key::{Key, KeyEncoding};
 
 /// Identifies [`HashFunction::Xxh3`] in persisted headers.
 pub const HASH_ID_XXH3_64: u8 = 1;
@@ -473,22 +477,28 @@ impl BlockHasher<u64> for Prehashed {
     }
 }
 
-/// Items hashed by a filter's function and seed.
+/// Keys hashed by a filter's function, seed and key encoding.
 pub(crate) struct ItemHasher {
     pub(crate) function: HashFunction,
     pub(crate) seed: u64,
+    pub(crate) encoding: KeyEncoding,
 }
 
-impl<T: Hash> BlockHasher<T> for ItemHasher {
-    /// The function is matched once for the block, so that each arm is a plain loop (for
-    /// 64-bit integers under [`HashFunction::Xxh3Mix8`], one that vector units run).
+impl<T: Key> BlockHasher<T> for ItemHasher {
+    /// The function and encoding are matched once for the block, so that each arm is a plain
+    /// loop (for 64-bit integers under [`HashFunction::Xxh3Mix8`], one that vector units run).
     #[inline(always)]
     fn hash_block<const N: usize>(&self, items: &[T]) -> [u64; N] {
         #[inline(always)]
-        fn with<T: Hash, const N: usize>(function: HashFunction, items: &[T], seed: u64) -> [u64; N] {
+        fn with<T: Key, const N: usize>(
+            function: HashFunction,
+            encoding: KeyEncoding,
+            items: &[T],
+            seed: u64,
+        ) -> [u64; N] {
             let fill = |hashes: &mut [u64; N], items: &[T]| {
                 for (hash, item) in hashes.iter_mut().zip(items) {
-                    *hash = function.hash_item(item, seed);
+                    *hash = encoding.hash(item, function, seed);
                 }
             };
             let mut hashes = [0; N];
@@ -500,9 +510,13 @@ impl<T: Hash> BlockHasher<T> for ItemHasher {
             }
             hashes
         }
-        match self.function {
-            HashFunction::Xxh3 => with(HashFunction::Xxh3, items, self.seed),
-            HashFunction::Xxh3Mix8 => with(HashFunction::Xxh3Mix8, items, self.seed),
+        use HashFunction::{Xxh3 as Plain, Xxh3Mix8 as Mix8};
+        use KeyEncoding::{Canonical, StdHash};
+        match (self.function, self.encoding) {
+            (Plain, Canonical) => with(Plain, Canonical, items, self.seed),
+            (Mix8, Canonical) => with(Mix8, Canonical, items, self.seed),
+            (Plain, StdHash) => with(Plain, StdHash, items, self.seed),
+            (Mix8, StdHash) => with(Mix8, StdHash, items, self.seed),
         }
     }
 }

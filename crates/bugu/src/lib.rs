@@ -5,12 +5,19 @@
 //!
 //! - **Exact sizing**: a filter for `n` items takes `n / load` slots, not the next power of two.
 //! - **Any fingerprint width** from 4 to 32 bits, bit-packed; buckets of 2, 4 or 8 slots.
-//! - **Stable hashing**: seeded XXH3-64 over a platform-independent byte stream, so a filter saved
-//!   on one machine answers the same on another, in every later version.
+//! - **Stable hashing**: seeded XXH3-64 over one documented encoding of each key, so a filter saved
+//!   on one machine answers the same on another, in every later version and every front end.
 //! - **Nothing is lost**: an insert that finds no room fails and changes nothing; deleting an
 //!   item that was inserted never makes another inserted item read as absent.
 //!
 //! The reasoning behind these choices is in the repository's `docs/design.md`.
+//!
+//! ## Keys
+//!
+//! A key means the same in every front end ([`key`]): text is its UTF-8 bytes, bytes are bytes,
+//! an integer of any width is its value as 8 little-endian bytes; anything else that implements
+//! `Hash` is a key when wrapped in [`Hashed`]. So `contains("k")`, `contains_bytes(b"k")`, the
+//! line `k` given to the `bugu` command and `CF.EXISTS f k` in Redis ask about one key.
 //!
 //! ## Quick start
 //!
@@ -45,7 +52,11 @@
 //!   [`InsertError::CopyLimit`]. Use [`FilterMut::insert_unique`] to store an item once.
 //! - **Remove only what you inserted.** A filter stores fingerprints, not items: removing an item
 //!   that was never inserted may delete another item's matching fingerprint, which then reads as
-//!   absent.
+//!   absent. For the same reason, add-if-absent and removal do not mix safely: `insert_unique`
+//!   skips an item whose fingerprint another item already stored, and removing that other item
+//!   later makes the skipped one read absent. Filters record such skips
+//!   ([`CuckooFilterIn::has_skipped_inserts`], kept in their files) so that a tool can refuse
+//!   removals, as the `bugu` command does.
 //!
 //! ```
 //! use bugu::{CuckooFilter, Filter, FilterMut, InsertError};
@@ -105,8 +116,8 @@
 //! nothing of items; the insertion algorithm (a breadth-first search for a path of moves, applied
 //! only once found) knows buckets and fingerprints; [`CuckooFilterIn`] composes them over the
 //! table's storage — owned in a [`CuckooFilter`], borrowed in a [`CuckooView`] — and implements
-//! the [`Filter`] and [`FilterMut`] traits, which give every filter type the same `T: Hash`,
-//! byte and pre-hashed entry points.
+//! the [`Filter`] and [`FilterMut`] traits, which give every filter type the same [`Key`], byte
+//! and pre-hashed entry points.
 
 #![deny(missing_docs)]
 
@@ -118,6 +129,7 @@ mod error;
 mod filter;
 pub mod growable;
 pub mod hash;
+pub mod key;
 mod membership;
 pub mod persist;
 pub mod sizing;
@@ -135,6 +147,7 @@ pub use growable::{
     DEFAULT_GROWTH_FACTOR, DEFAULT_INITIAL_CAPACITY, DEFAULT_TARGET_FALSE_POSITIVE_RATE, DEFAULT_TIGHTENING,
     GROWTH_FACTORS, GrowableBuilder, GrowableConfigError, GrowableFilter, MAX_LEVELS, Removal, Tightening,
 };
+pub use key::{Hashed, Key};
 pub use membership::{Filter, FilterMut};
 pub use persist::{CuckooView, PersistError};
 pub use sizing::FIT_FAILURE_BOUND;

@@ -1,13 +1,13 @@
 //! The membership API every filter type offers, written once.
 //!
 //! A filter type implements the few `*_hash` methods; the traits provide the variants for any
-//! `T: Hash` (through the portable hasher) and for raw bytes, so the three ways of naming an item
-//! mean the same thing in every filter type.
-
-use std::hash::Hash;
+//! [`Key`] (text, bytes, integers, or [`Hashed`](crate::Hashed) values, by the encoding of
+//! [`crate::key`]) and for raw bytes, so the ways of naming an item mean the same thing in every
+//! filter type.
 
 use crate::error::InsertError;
 use crate::hash::HashFunction;
+use crate::key::{Key, KeyEncoding};
 
 /// The updates named by item or by bytes, written once for [`FilterMut`] (`&mut self`) and the
 /// [`ConcurrentFilter`](crate::ConcurrentFilter) (`&self`): each hashes its item with the filter's
@@ -18,7 +18,7 @@ macro_rules! item_updates {
         #[doc = ""]
         #[doc = concat!("```\n", $setup, "\nfilter.insert(\"user_1\")?;\nassert!(filter.contains(\"user_1\"));\n# Ok::<(), Box<dyn std::error::Error>>(())\n```")]
         #[inline]
-        $($vis)* fn insert<T: Hash + ?Sized>(&$($mutability)* self, item: &T) -> Result<(), InsertError> {
+        $($vis)* fn insert<K: Key + ?Sized>(&$($mutability)* self, item: &K) -> Result<(), InsertError> {
             let hash = self.hash_of(item);
             self.insert_hash(hash)
         }
@@ -36,7 +36,7 @@ macro_rules! item_updates {
         #[doc = "what one-by-one calls return."]
         #[doc = ""]
         #[doc = concat!("```\n", $setup, "\nassert!(filter.insert_batch(&[\"a\", \"b\"]).iter().all(Result::is_ok));\nassert!(filter.contains(\"b\"));\n# Ok::<(), Box<dyn std::error::Error>>(())\n```")]
-        $($vis)* fn insert_batch<T: Hash>(&$($mutability)* self, items: &[T]) -> Vec<Result<(), InsertError>> {
+        $($vis)* fn insert_batch<K: Key>(&$($mutability)* self, items: &[K]) -> Vec<Result<(), InsertError>> {
             let hashes: Vec<u64> = items.iter().map(|item| self.hash_of(item)).collect();
             self.insert_hash_batch(&hashes)
         }
@@ -45,7 +45,7 @@ macro_rules! item_updates {
         #[doc = ""]
         #[doc = concat!("```\n", $setup, "\nassert_eq!(filter.insert_unique(\"a\"), Ok(true));\nassert_eq!(filter.insert_unique(\"a\"), Ok(false));\nassert_eq!(filter.count(\"a\"), 1);\n# Ok::<(), Box<dyn std::error::Error>>(())\n```")]
         #[inline]
-        $($vis)* fn insert_unique<T: Hash + ?Sized>(&$($mutability)* self, item: &T) -> Result<bool, InsertError> {
+        $($vis)* fn insert_unique<K: Key + ?Sized>(&$($mutability)* self, item: &K) -> Result<bool, InsertError> {
             let hash = self.hash_of(item);
             self.insert_unique_hash(hash)
         }
@@ -63,7 +63,7 @@ macro_rules! item_updates {
         #[doc = ""]
         #[doc = concat!("```\n", $setup, "\nfilter.insert(\"a\")?;\nassert!(filter.remove(\"a\"));\nassert!(!filter.contains(\"a\"));\nassert!(!filter.remove(\"a\"));\n# Ok::<(), Box<dyn std::error::Error>>(())\n```")]
         #[inline]
-        $($vis)* fn remove<T: Hash + ?Sized>(&$($mutability)* self, item: &T) -> bool {
+        $($vis)* fn remove<K: Key + ?Sized>(&$($mutability)* self, item: &K) -> bool {
             let hash = self.hash_of(item);
             self.remove_hash(hash)
         }
@@ -106,6 +106,17 @@ pub trait Filter {
     /// ```
     fn hash_function(&self) -> HashFunction;
 
+    /// How typed keys become hashes: [`KeyEncoding::Canonical`] for every filter built by this
+    /// version; [`KeyEncoding::StdHash`] for one read from a file written before the key encoding
+    /// existed, which keeps answering by the rule its keys were inserted with.
+    ///
+    /// ```
+    /// use bugu::{CuckooFilter, Filter, key::KeyEncoding};
+    /// assert_eq!(CuckooFilter::new(10)?.key_encoding(), KeyEncoding::Canonical);
+    /// # Ok::<(), bugu::ConfigError>(())
+    /// ```
+    fn key_encoding(&self) -> KeyEncoding;
+
     /// Whether an item with this (pre-computed) hash may be present.
     fn contains_hash(&self, hash: u64) -> bool;
 
@@ -124,8 +135,8 @@ pub trait Filter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[inline]
-    fn hash_of<T: Hash + ?Sized>(&self, item: &T) -> u64 {
-        self.hash_function().hash_item(item, self.seed())
+    fn hash_of<K: Key + ?Sized>(&self, item: &K) -> u64 {
+        self.key_encoding().hash(item, self.hash_function(), self.seed())
     }
 
     /// The hash this filter uses for raw bytes: its [`hash_function`](Self::hash_function) with
@@ -154,7 +165,7 @@ pub trait Filter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[inline]
-    fn contains<T: Hash + ?Sized>(&self, item: &T) -> bool {
+    fn contains<K: Key + ?Sized>(&self, item: &K) -> bool {
         self.contains_hash(self.hash_of(item))
     }
 
@@ -197,7 +208,7 @@ pub trait Filter {
     /// assert_eq!(filter.contains_batch(&["a", "a"]), vec![true, true]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    fn contains_batch<T: Hash>(&self, items: &[T]) -> Vec<bool> {
+    fn contains_batch<K: Key>(&self, items: &[K]) -> Vec<bool> {
         let hashes: Vec<u64> = items.iter().map(|item| self.hash_of(item)).collect();
         self.contains_hash_batch(&hashes)
     }
@@ -214,7 +225,7 @@ pub trait Filter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[inline]
-    fn count<T: Hash + ?Sized>(&self, item: &T) -> usize {
+    fn count<K: Key + ?Sized>(&self, item: &K) -> usize {
         self.count_hash(self.hash_of(item))
     }
 
@@ -247,7 +258,10 @@ pub trait FilterMut: Filter {
     fn remove_hash(&mut self, hash: u64) -> bool;
 
     /// Stores an item with this hash unless it is already present: `Ok(true)` if it was added,
-    /// `Ok(false)` if it was present (or a false positive said so).
+    /// `Ok(false)` if it was present (or a false positive said so). A skip is recorded (see
+    /// [`CuckooFilterIn::has_skipped_inserts`](crate::CuckooFilterIn::has_skipped_inserts)):
+    /// the matching fingerprint may be another item's, so removing that item later would make
+    /// this one read absent.
     ///
     /// ```
     /// use bugu::{CuckooFilter, Filter, FilterMut};
@@ -257,13 +271,7 @@ pub trait FilterMut: Filter {
     /// assert_eq!(filter.insert_unique_hash(h), Ok(false));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    #[inline]
-    fn insert_unique_hash(&mut self, hash: u64) -> Result<bool, InsertError> {
-        if self.contains_hash(hash) {
-            return Ok(false);
-        }
-        self.insert_hash(hash).map(|()| true)
-    }
+    fn insert_unique_hash(&mut self, hash: u64) -> Result<bool, InsertError>;
 
     /// [`insert_hash`](Self::insert_hash) for many hashes, in order; one result per hash,
     /// exactly what one-by-one calls return.

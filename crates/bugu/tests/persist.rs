@@ -3,10 +3,12 @@
 use std::io::{self, Read};
 
 use bugu::hash::HashFunction;
+use bugu::key::KeyEncoding;
 use bugu::persist::{FORMAT_VERSION, FilterKind, InvalidParameter, MAGIC};
 use bugu::sizing::capacity_limit;
 use bugu::{
-    BUCKET_SIZES, ConfigError, CuckooFilter, CuckooView, FINGERPRINT_BITS, Filter, FilterMut, PersistError,
+    BUCKET_SIZES, ConfigError, CuckooFilter, CuckooView, FINGERPRINT_BITS, Filter, FilterMut, Hashed,
+    PersistError,
 };
 use proptest::prelude::*;
 use xxhash_rust::xxh3::xxh3_64;
@@ -326,11 +328,12 @@ fn corrupt_but_checksummed_content_is_refused() {
         matches!(refusal(&padding), PersistError::NonZeroPadding { offset } if offset == payload_end as u64 + 3)
     );
 
-    // Reserved fields.
+    // Reserved fields: an unknown flag bit beside the canonical-keys bit (bit 0) that every
+    // file written now carries.
     let flags = resealed(bytes.clone(), |b| b[13] = 1);
     assert!(matches!(
         refusal(&flags),
-        PersistError::InvalidParameter(InvalidParameter::Reserved { offset: 12, value: 256 })
+        PersistError::InvalidParameter(InvalidParameter::Reserved { offset: 12, value: 257 })
     ));
     let layout = resealed(bytes.clone(), |b| b[19] = 2);
     assert!(matches!(refusal(&layout), PersistError::InvalidParameter(InvalidParameter::Layout(2))));
@@ -451,6 +454,9 @@ struct Golden {
     seed: u64,
     /// The files written before hash id 2 existed hash with id 1.
     hash_function: HashFunction,
+    /// Written since the key encoding: header flag bit 0 set, text keys hashed as their bytes.
+    /// The older files hashed them through `std::hash::Hash` and are read by that rule.
+    canonical_keys: bool,
     items: &'static [&'static str],
 }
 
@@ -464,6 +470,7 @@ const GOLDEN: &[Golden] = &[
         eviction_limit: 500,
         seed: 3,
         hash_function: HashFunction::Xxh3,
+        canonical_keys: false,
         items: &["apple", "banana", "cherry", "damson", "elder", "fig", "grape", "apple", "kiwi"],
     },
     Golden {
@@ -475,6 +482,7 @@ const GOLDEN: &[Golden] = &[
         eviction_limit: 500,
         seed: 0,
         hash_function: HashFunction::Xxh3,
+        canonical_keys: false,
         items: &["apple", "banana", "cherry", "damson", "elder", "fig", "grape", "apple"],
     },
     Golden {
@@ -486,6 +494,7 @@ const GOLDEN: &[Golden] = &[
         eviction_limit: 100,
         seed: 7,
         hash_function: HashFunction::Xxh3,
+        canonical_keys: false,
         items: &["a", "b", "c"],
     },
     Golden {
@@ -497,6 +506,7 @@ const GOLDEN: &[Golden] = &[
         eviction_limit: 65_535,
         seed: u64::MAX,
         hash_function: HashFunction::Xxh3,
+        canonical_keys: false,
         items: &["x", "y", "z", "w", "v", "u", "t", "s", "r", "q", "p"],
     },
     Golden {
@@ -508,6 +518,7 @@ const GOLDEN: &[Golden] = &[
         eviction_limit: 1,
         seed: 42,
         hash_function: HashFunction::Xxh3,
+        canonical_keys: false,
         items: &[],
     },
     // Hash id 2: "item_NN" with `str`'s terminator is 8 bytes, which the mixer hashes.
@@ -520,8 +531,30 @@ const GOLDEN: &[Golden] = &[
         eviction_limit: 500,
         seed: 5,
         hash_function: HashFunction::Xxh3Mix8,
+        canonical_keys: false,
         items: &[
             "item_10", "item_11", "item_12", "item_13", "item_14", "item_15", "item_16", "apple", "item_10",
+        ],
+    },
+    // The key encoding: "item_100" is 8 bytes of text, which the mixer hashes.
+    Golden {
+        semi_sorted: false,
+        file: "cuckoo_f12_b4_canonical_keys.bugu",
+        bits: 12,
+        bucket_size: 4,
+        capacity: 40,
+        eviction_limit: 500,
+        seed: 11,
+        hash_function: HashFunction::Xxh3Mix8,
+        canonical_keys: true,
+        items: &[
+            "item_100",
+            "item_101",
+            "用户_1",
+            "",
+            "apple",
+            "item_100",
+            "a much longer key than sixty-four bytes, to take XXH3's long path",
         ],
     },
 ];
@@ -542,7 +575,12 @@ fn build_golden(g: &Golden) -> CuckooFilter {
         .build()
         .unwrap();
     for item in g.items {
-        filter.insert(*item).unwrap();
+        if g.canonical_keys {
+            filter.insert(*item).unwrap();
+        } else {
+            // What the older rule hashed: the `str` through `Hash`, terminator included.
+            filter.insert(&Hashed(*item)).unwrap();
+        }
     }
     filter
 }
@@ -559,7 +597,8 @@ fn golden_files_read_back_and_rewrite_identically() {
         // Decoded by hand from docs/format.md, independently of the library's readers.
         let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
         assert_eq!(bytes[0..8], *b"\x89BUGU\r\n\x1a", "{}", g.file);
-        assert_eq!(bytes[8..16], [1, 0, 1, 0, 0, 0, 0, 0], "{}: version 1, kind 1, no flags", g.file);
+        let flags = u8::from(g.canonical_keys);
+        assert_eq!(bytes[8..16], [1, 0, 1, 0, flags, 0, 0, 0], "{}: version 1, kind 1, flags", g.file);
         assert_eq!(
             (u32::from(bytes[16]), usize::from(bytes[17]), bytes[18], bytes[19]),
             (g.bits, g.bucket_size, g.hash_function.id(), u8::from(g.semi_sorted)),
@@ -587,10 +626,19 @@ fn golden_files_read_back_and_rewrite_identically() {
         assert_eq!(filter.to_bytes(), bytes, "{}: re-written bytes differ", g.file);
         assert_eq!(loaded.to_bytes(), bytes);
         assert_eq!(filter.bucket_count(), buckets);
+        // Typed keys answer by the file's rule: a file of the older rule keeps finding its text.
+        let encoding = if g.canonical_keys { KeyEncoding::Canonical } else { KeyEncoding::StdHash };
+        assert_eq!((filter.key_encoding(), view.key_encoding()), (encoding, encoding), "{}", g.file);
         for item in g.items {
             let copies = g.items.iter().filter(|i| *i == item).count();
             assert!(filter.count(*item) >= copies && view.count(*item) >= copies, "{}: {item}", g.file);
             assert!(view.contains(*item) && loaded.contains(*item));
+            assert!(filter.contains(&item.to_string()), "{}: {item} as a String", g.file);
+            if g.canonical_keys {
+                assert!(filter.contains_bytes(item.as_bytes()), "{}: text is its bytes", g.file);
+            } else {
+                assert!(filter.contains(&Hashed(*item)), "{}: the older rule is std's Hash", g.file);
+            }
         }
         // The hash is pinned too: an item hashes to the same fingerprint and buckets forever,
         // so the file holds exactly the fingerprints a fresh filter computes for these items.

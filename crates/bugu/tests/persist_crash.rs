@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use bugu::{CuckooFilter, FilterMut};
+use bugu::{CuckooFilter, FilterMut, Hashed};
 
 const CHILD: &str = "BUGU_CRASH_TEST_SAVER";
 const TEST_NAME: &str = "saves_survive_being_killed";
@@ -24,7 +24,7 @@ fn filters() -> [CuckooFilter; 2] {
     [0u64, 1].map(|which| {
         let mut filter = CuckooFilter::builder().capacity(200_000).seed(which).build().unwrap();
         for key in 0..150_000u64 {
-            filter.insert(&(which, key)).unwrap();
+            filter.insert(&Hashed((which, key))).unwrap();
         }
         filter
     })

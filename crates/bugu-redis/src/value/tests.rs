@@ -3,6 +3,10 @@ use proptest::prelude::*;
 use super::*;
 use crate::settings::SettingsError;
 
+// The chunked dump and restore, and the saved form, each in its own file.
+mod dumps;
+mod saved_form;
+
 fn reserved(settings: Settings) -> CfValue {
     CfValue::reserve(settings).expect("valid settings")
 }
@@ -102,106 +106,6 @@ fn insert_errors_name_the_cause() {
 }
 
 #[test]
-fn the_saved_form_round_trips() {
-    let settings = Settings::default().with_expansion(4).unwrap().with_max_iterations(7).unwrap();
-    let mut value = filled(settings, 5_000);
-    ready(&mut value).delete(&3u32.to_le_bytes());
-    let saved = value.to_saved();
-    let back = CfValue::from_saved(&saved).expect("valid");
-    assert_eq!(back.to_saved(), saved);
-    assert_eq!(back.ready().unwrap().info(), value.ready().unwrap().info());
-    assert_eq!(back.ready().unwrap().settings, settings);
-    // A copy is equal too.
-    assert_eq!(value.clone().to_saved(), saved);
-}
-
-#[test]
-fn a_dump_spans_chunks_and_restores_exactly() {
-    // 12-bit fingerprints in buckets of 2: over 1 MiB at 800,000 items.
-    let value = filled(Settings::default().with_capacity(800_000).unwrap(), 800_000);
-    let chunks = scandump(&value);
-    assert!(chunks.len() > 2, "{} chunks", chunks.len());
-    assert!(chunks.iter().all(|(_, data)| data.len() <= CHUNK_BYTES));
-    // The AOF rewrite replays the same chunks.
-    let mut replayed = Vec::new();
-    value.for_each_restore_chunk(|iterator, data| replayed.push((iterator, data.to_vec())));
-    assert_eq!(replayed, chunks);
-
-    let mut key = None;
-    for (i, (iterator, data)) in chunks.iter().enumerate() {
-        load(&mut key, *iterator, data).unwrap();
-        let restored = key.as_ref().unwrap();
-        let done = i + 1 == chunks.len();
-        assert_eq!(restored.ready().is_ok(), done);
-        if !done {
-            // A restore in progress answers nothing but survives a save.
-            assert_eq!(restored.ready().err(), Some(CfError::RestoreInProgress));
-            assert_eq!(CfValue::from_saved(&restored.to_saved()).unwrap().to_saved(), restored.to_saved());
-        }
-    }
-    assert_eq!(key.unwrap().to_saved(), value.to_saved());
-}
-
-#[test]
-fn bad_chunks_are_refused_and_change_nothing() {
-    let value = filled(Settings::default(), 500);
-    let chunks = scandump(&value);
-    assert_eq!(chunks.len(), 2);
-    let ((_, header), (iterator, body)) = (&chunks[0], &chunks[1]);
-
-    let mut key = None;
-    assert_eq!(load(&mut key, *iterator, body), Err(CfError::InvalidPosition), "no restore started");
-    assert_eq!(load(&mut key, 1, &header[1..]), Err(CfError::InvalidHeader));
-    let mut bad_magic = header.clone();
-    bad_magic[0] ^= 1;
-    assert_eq!(load(&mut key, 1, &bad_magic), Err(CfError::InvalidHeader));
-    assert!(key.is_none());
-
-    load(&mut key, 1, header).unwrap();
-    let started = key.as_ref().unwrap().to_saved();
-    assert_eq!(load(&mut key, iterator + 1, body), Err(CfError::InvalidPosition));
-    assert_eq!(load(&mut key, 0, body), Err(CfError::InvalidPosition));
-    assert_eq!(load(&mut key, -5, body), Err(CfError::InvalidPosition));
-    assert_eq!(load(&mut key, i64::MIN, body), Err(CfError::InvalidPosition));
-    let mut corrupt = body.clone();
-    corrupt[body.len() / 2] ^= 0x40;
-    assert_eq!(load(&mut key, *iterator, &corrupt), Err(CfError::BadChunk));
-    assert_eq!(key.as_ref().unwrap().to_saved(), started);
-    // The right chunk still completes the restore.
-    load(&mut key, *iterator, body).unwrap();
-    assert_eq!(key.as_ref().unwrap().to_saved(), value.to_saved());
-    // A chunk after the end, or one that continues a finished filter, is refused.
-    assert_eq!(load(&mut key, *iterator, body), Err(CfError::InvalidPosition));
-    // A header restarts, replacing the filter.
-    load(&mut key, 1, header).unwrap();
-    assert_eq!(key.as_ref().unwrap().ready().err(), Some(CfError::RestoreInProgress));
-}
-
-#[test]
-fn a_header_must_match_the_filter() {
-    let value = filled(Settings::default(), 10);
-    let chunks = scandump(&value);
-    let (header, (iterator, body)) = (&chunks[0].1, &chunks[1]);
-    // The header claims another MAXITERATIONS than the filter was built with.
-    let mut other = header.clone();
-    other[12..16].copy_from_slice(&21u32.to_le_bytes());
-    let mut key = None;
-    load(&mut key, 1, &other).unwrap();
-    assert_eq!(load(&mut key, *iterator, body), Err(CfError::BadChunk));
-}
-
-#[test]
-fn dump_iterators_out_of_range_are_refused() {
-    let value = filled(Settings::default(), 10);
-    let filter = value.ready().unwrap();
-    let len = filter.filter.serialized_len() as i64;
-    assert_eq!(filter.dump_step(len + 1), Ok(DumpStep::Done));
-    for bad in [-1, 2, len, len + 2, i64::MAX, i64::MIN] {
-        assert_eq!(filter.dump_step(bad), Err(CfError::InvalidPosition), "{bad}");
-    }
-}
-
-#[test]
 fn settings_errors_reach_the_reply() {
     assert_eq!(CfError::from(SettingsError::Capacity).message(), "Bad capacity");
 }
@@ -212,7 +116,8 @@ proptest! {
     /// Random bytes never make a saved value, a header or a chunk panic.
     #[test]
     fn random_bytes_are_refused_or_read(bytes in proptest::collection::vec(any::<u8>(), 0..200), iterator in any::<i64>()) {
-        let _ = CfValue::from_saved(&bytes);
+        let _ = CfValue::from_saved(&bytes, Encoding::Legacy);
+        let _ = CfValue::from_saved(&bytes, Encoding::Checked);
         let mut key = None;
         let _ = load(&mut key, 1, &bytes);
         let _ = load(&mut key, iterator, &bytes);

@@ -99,6 +99,7 @@ mod tests {
     use super::*;
     use crate::batch::{FAR_LOOKAHEAD, LOOKAHEAD};
     use crate::hash::{HashFunction, ItemHasher, Prehashed};
+    use crate::key::KeyEncoding;
     use proptest::prelude::*;
 
     /// Places `items` with every code this CPU runs and checks each lane against `locate` of
@@ -146,9 +147,11 @@ mod tests {
             let addressing = Addressing::new(buckets, 12);
             let names: Vec<String> = keys.iter().map(|key| format!("user_{key}")).collect();
             for function in HashFunction::ALL {
-                let hasher = ItemHasher { function, seed };
-                check_every_code(&addressing, &hasher, &keys, |key| function.hash_item(key, seed));
-                check_every_code(&addressing, &hasher, &names, |name| function.hash_item(name, seed));
+                for encoding in [KeyEncoding::Canonical, KeyEncoding::StdHash] {
+                    let hasher = ItemHasher { function, seed, encoding };
+                    check_every_code(&addressing, &hasher, &keys, |key| encoding.hash(key, function, seed));
+                    check_every_code(&addressing, &hasher, &names, |name| encoding.hash(name, function, seed));
+                }
             }
         }
     }

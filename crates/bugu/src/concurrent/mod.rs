@@ -22,9 +22,10 @@
 //! only whole, under the locks of all its buckets.
 
 use std::fmt;
-use std::hash::Hash;
+
 use std::io;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::batch::{FAR_LOOKAHEAD, LOOKAHEAD, answer_in_blocks, block_locator, in_blocks};
 use crate::config::{Builder, Config, filter_parameters};
@@ -34,6 +35,7 @@ use crate::filter::{CuckooFilter, CuckooFilterIn};
 use crate::hash::Addressing;
 use crate::hash::HashFunction;
 use crate::hash::Prehashed;
+use crate::key::{Key, KeyEncoding};
 use crate::membership::{Filter, item_updates};
 use crate::persist::PersistError;
 use crate::stats::Stats;
@@ -68,6 +70,9 @@ use crate::table::{ANY_GEOMETRY, AllocFailed};
 pub struct ConcurrentFilter {
     config: Config,
     shared: SharedTable,
+    /// Whether an add-if-absent insert has skipped an item (see
+    /// [`CuckooFilterIn::has_skipped_inserts`]); relaxed, as it orders nothing.
+    skipped_inserts: AtomicBool,
 }
 
 fn out_of_memory(failed: AllocFailed) -> ConfigError {
@@ -79,7 +84,8 @@ impl ConcurrentFilter {
     /// caller reports that in its own error type).
     fn copy_of<S: AsRef<[u8]>>(filter: &CuckooFilterIn<S>) -> Result<Self, AllocFailed> {
         let shared = SharedTable::copy_of(filter.table(), filter.checked_len())?;
-        Ok(ConcurrentFilter { config: *filter.config(), shared })
+        let skipped_inserts = AtomicBool::new(filter.has_skipped_inserts());
+        Ok(ConcurrentFilter { config: *filter.config(), shared, skipped_inserts })
     }
 
     /// Where items are: the table's own addressing.
@@ -91,7 +97,8 @@ impl ConcurrentFilter {
     fn snapshot(&self) -> Result<CuckooFilter, AllocFailed> {
         let _quiet = self.shared.lock_all();
         let table = self.shared.copy_out()?;
-        Ok(CuckooFilter::from_parts(self.config, table, self.shared.items(), true))
+        let filter = CuckooFilter::from_parts(self.config, table, self.shared.items(), true);
+        Ok(filter.with_skipped_inserts(self.has_skipped_inserts()))
     }
 }
 
@@ -106,7 +113,7 @@ impl Builder {
     pub fn build_concurrent(&self) -> Result<ConcurrentFilter, ConfigError> {
         let config = self.config()?;
         let shared = SharedTable::empty(config.geometry()).map_err(out_of_memory)?;
-        Ok(ConcurrentFilter { config, shared })
+        Ok(ConcurrentFilter { config, shared, skipped_inserts: AtomicBool::new(false) })
     }
 }
 
@@ -248,10 +255,28 @@ impl ConcurrentFilter {
     /// ```
     pub fn insert_unique_hash(&self, hash: u64) -> Result<bool, InsertError> {
         let located = self.addressing().locate(hash);
-        if self.contains_located(located) {
-            return Ok(false);
+        let added =
+            if self.contains_located(located) { Ok(false) } else { self.insert_located(located, true) };
+        if added == Ok(false) {
+            self.skipped_inserts.store(true, Ordering::Relaxed);
         }
-        self.insert_located(located, true)
+        added
+    }
+
+    /// Whether an add-if-absent insert has skipped an item since the filter was built (see
+    /// [`CuckooFilterIn::has_skipped_inserts`]); kept by [`to_filter`](Self::to_filter) and
+    /// [`save`](Self::save).
+    ///
+    /// ```
+    /// let filter = bugu::ConcurrentFilter::new(10)?;
+    /// filter.insert_unique("a")?;
+    /// assert!(!filter.has_skipped_inserts());
+    /// filter.insert_unique("a")?;
+    /// assert!(filter.has_skipped_inserts() && filter.to_filter()?.has_skipped_inserts());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn has_skipped_inserts(&self) -> bool {
+        self.skipped_inserts.load(Ordering::Relaxed)
     }
 
     /// Removes one copy of an item with this hash; `false` if none was found.
@@ -396,6 +421,11 @@ impl Filter for ConcurrentFilter {
     #[inline]
     fn hash_function(&self) -> HashFunction {
         self.config.hash_function
+    }
+
+    #[inline]
+    fn key_encoding(&self) -> KeyEncoding {
+        self.config.key_encoding
     }
 
     // A call through the table's lookup for its geometry, which stays out of line (see

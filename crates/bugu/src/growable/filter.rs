@@ -3,12 +3,12 @@
 //! that never take another item's copy ([`Removal`]), and inspection.
 
 use std::fmt;
-use std::hash::Hash;
 
 use crate::config::Builder;
 use crate::error::{ConfigError, InsertError};
 use crate::filter::CuckooFilter;
 use crate::hash::HashFunction;
+use crate::key::{Key, KeyEncoding};
 use crate::membership::{Filter, FilterMut};
 use crate::stats::Stats;
 
@@ -406,7 +406,7 @@ impl GrowableFilter {
     /// assert!((0..1_000u32).all(|i| filter.contains(&i)));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn remove_checked<T: Hash + ?Sized>(&mut self, item: &T) -> Removal {
+    pub fn remove_checked<K: Key + ?Sized>(&mut self, item: &K) -> Removal {
         let hash = self.hash_of(item);
         self.remove_hash_checked(hash)
     }
@@ -436,6 +436,23 @@ impl GrowableFilter {
         debug_assert!(removed, "level {level} matched but removed nothing");
         self.len -= 1;
         Removal::Removed { level }
+    }
+
+    /// Whether an add-if-absent insert has skipped an item since the filter was built or last
+    /// cleared; removing items may then cause false negatives (see
+    /// [`CuckooFilterIn::has_skipped_inserts`](crate::CuckooFilterIn::has_skipped_inserts)). Kept
+    /// through saving and loading.
+    ///
+    /// ```
+    /// use bugu::{FilterMut, GrowableFilter};
+    /// let mut filter = GrowableFilter::new(10)?;
+    /// filter.insert_unique("a")?;
+    /// filter.insert_unique("a")?;
+    /// assert!(GrowableFilter::from_bytes(&filter.to_bytes())?.has_skipped_inserts());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn has_skipped_inserts(&self) -> bool {
+        self.levels.iter().any(CuckooFilter::has_skipped_inserts)
     }
 
     /// Empties the filter and shrinks it back to its first level (keeping that level's memory).
@@ -473,7 +490,10 @@ impl GrowableFilter {
 
     /// The builder of the next level, or [`InsertError::Full`] if the maximum forbids one.
     pub(super) fn next_level_builder(&self) -> Result<Builder, InsertError> {
-        self.growth.next_level_builder(&self.levels)
+        // Every level hashes typed keys by the first level's rule: a filter read from a file of
+        // the older rule grows by that rule.
+        let builder = self.growth.next_level_builder(&self.levels)?;
+        Ok(builder.key_encoding(self.levels[0].key_encoding()))
     }
 
     /// How many of the oldest levels are small enough to stay in the CPU's private caches
@@ -500,6 +520,11 @@ impl Filter for GrowableFilter {
     #[inline]
     fn hash_function(&self) -> HashFunction {
         self.growth.hash_function
+    }
+
+    #[inline]
+    fn key_encoding(&self) -> KeyEncoding {
+        self.levels[0].key_encoding()
     }
 
     /// Starts fetching the item's buckets in every level too large for the CPU's private caches,
@@ -556,7 +581,7 @@ impl Filter for GrowableFilter {
         found
     }
 
-    fn contains_batch<T: Hash>(&self, items: &[T]) -> Vec<bool> {
+    fn contains_batch<K: Key>(&self, items: &[K]) -> Vec<bool> {
         let hashes: Vec<u64> = items.iter().map(|item| self.hash_of(item)).collect();
         self.contains_hash_batch(&hashes)
     }
@@ -592,6 +617,16 @@ impl FilterMut for GrowableFilter {
         self.levels.push(level);
         self.len += 1;
         Ok(())
+    }
+
+    /// Stores the item unless a level holds a matching fingerprint. A skip is recorded (see
+    /// [`GrowableFilter::has_skipped_inserts`]).
+    fn insert_unique_hash(&mut self, hash: u64) -> Result<bool, InsertError> {
+        if self.contains_hash(hash) {
+            self.levels[0].record_skipped_insert();
+            return Ok(false);
+        }
+        self.insert_hash(hash).map(|()| true)
     }
 
     /// Removes one copy if exactly one level holds a matching fingerprint; `false` if nothing was

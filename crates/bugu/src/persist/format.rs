@@ -15,6 +15,7 @@
 use crate::config::{self, Config};
 use crate::filter::CuckooFilterIn;
 use crate::hash::HashFunction;
+use crate::key::KeyEncoding;
 use crate::table::{PADDING, Table};
 
 use super::error::{InvalidParameter, PersistError};
@@ -110,23 +111,72 @@ impl FilterKind {
     /// assert!(matches!(FilterKind::detect(b"GIF89a"), Err(PersistError::BadMagic)));
     /// ```
     pub fn detect(bytes: &[u8]) -> Result<Self, PersistError> {
-        parse_header(bytes)
+        parse_header(bytes).map(|header| header.kind)
     }
 }
 
+/// Header flag bit: typed keys follow the canonical key encoding ([`KeyEncoding::Canonical`]).
+/// Files without it were written before that encoding existed; their typed keys were hashed
+/// through `std::hash::Hash` ([`KeyEncoding::StdHash`]).
+pub(crate) const FLAG_CANONICAL_KEYS: u32 = 1 << 0;
+/// Header flag bit: an add-if-absent insert skipped an item because a matching fingerprint was
+/// present, so removals may cause false negatives
+/// ([`CuckooFilterIn::has_skipped_inserts`](crate::CuckooFilterIn::has_skipped_inserts)).
+pub(crate) const FLAG_SKIPPED_INSERTS: u32 = 1 << 1;
+/// Every flag bit this version knows; readers reject the others.
+const KNOWN_FLAGS: u32 = FLAG_CANONICAL_KEYS | FLAG_SKIPPED_INSERTS;
+
+/// The header's flags: what holds for every section of the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Flags {
+    pub(crate) key_encoding: KeyEncoding,
+    pub(crate) skipped_inserts: bool,
+}
+
+impl Flags {
+    /// The flags of a file holding `filter` alone.
+    pub(crate) fn of<S: AsRef<[u8]>>(filter: &CuckooFilterIn<S>) -> Self {
+        Flags { key_encoding: filter.config().key_encoding, skipped_inserts: filter.has_skipped_inserts() }
+    }
+
+    fn bits(self) -> u32 {
+        let keys = match self.key_encoding {
+            KeyEncoding::Canonical => FLAG_CANONICAL_KEYS,
+            KeyEncoding::StdHash => 0,
+        };
+        keys | if self.skipped_inserts { FLAG_SKIPPED_INSERTS } else { 0 }
+    }
+
+    fn from_bits(bits: u32) -> Result<Self, PersistError> {
+        if bits & !KNOWN_FLAGS != 0 {
+            return Err(InvalidParameter::Reserved { offset: 12, value: bits.into() }.into());
+        }
+        let key_encoding =
+            if bits & FLAG_CANONICAL_KEYS != 0 { KeyEncoding::Canonical } else { KeyEncoding::StdHash };
+        Ok(Flags { key_encoding, skipped_inserts: bits & FLAG_SKIPPED_INSERTS != 0 })
+    }
+}
+
+/// A parsed file header: the kind of filter that follows, and the flags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Header {
+    pub(crate) kind: FilterKind,
+    pub(crate) flags: Flags,
+}
+
 /// The 16-byte file header of a filter of `kind`.
-pub(crate) fn encode_header(kind: FilterKind) -> [u8; HEADER_LEN] {
+pub(crate) fn encode_header(kind: FilterKind, flags: Flags) -> [u8; HEADER_LEN] {
     let mut header = [0; HEADER_LEN];
     header[..8].copy_from_slice(&MAGIC);
     header[8..10].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
     header[10..12].copy_from_slice(&kind.code().to_le_bytes());
-    // 12..16: flags, all zero in version 1.
+    header[12..16].copy_from_slice(&flags.bits().to_le_bytes());
     header
 }
 
 /// Parses a file header (the first [`HEADER_LEN`] bytes of `bytes`; shorter input is truncated,
 /// unless what there is already contradicts the magic).
-pub(crate) fn parse_header(bytes: &[u8]) -> Result<FilterKind, PersistError> {
+pub(crate) fn parse_header(bytes: &[u8]) -> Result<Header, PersistError> {
     let magic_seen = bytes.len().min(MAGIC.len());
     if bytes[..magic_seen] != MAGIC[..magic_seen] {
         return Err(PersistError::BadMagic);
@@ -140,11 +190,8 @@ pub(crate) fn parse_header(bytes: &[u8]) -> Result<FilterKind, PersistError> {
     }
     let code = u16::from_le_bytes([bytes[10], bytes[11]]);
     let kind = FilterKind::from_code(code).ok_or(PersistError::UnknownKind(code))?;
-    let flags = u32::from_le_bytes([bytes[12], bytes[13], bytes[14], bytes[15]]);
-    if flags != 0 {
-        return Err(InvalidParameter::Reserved { offset: 12, value: flags.into() }.into());
-    }
-    Ok(kind)
+    let flags = Flags::from_bits(u32::from_le_bytes([bytes[12], bytes[13], bytes[14], bytes[15]]))?;
+    Ok(Header { kind, flags })
 }
 
 /// Checks that a header announced the kind the caller reads.
@@ -157,6 +204,8 @@ pub(crate) fn expect_kind(found: FilterKind, expected: FilterKind) -> Result<(),
 pub(crate) struct Section {
     pub(crate) config: Config,
     pub(crate) len: usize,
+    /// From the file's header flags: whether the filter has skipped add-if-absent inserts.
+    pub(crate) skipped_inserts: bool,
     /// Bytes of packed buckets.
     pub(crate) payload_len: usize,
     /// Zero bytes after the payload: the table's padding, then alignment to 8.
@@ -168,7 +217,15 @@ impl Section {
     pub(crate) fn of<S: AsRef<[u8]>>(filter: &CuckooFilterIn<S>) -> Self {
         let config = *filter.config();
         let payload_len = filter.table().payload().len();
-        Section { config, len: filter.len(), payload_len, tail_len: tail_len(payload_len) }
+        let skipped_inserts = filter.has_skipped_inserts();
+        Section { config, len: filter.len(), skipped_inserts, payload_len, tail_len: tail_len(payload_len) }
+    }
+
+    /// The filter this section describes, over `table`; `len_checked` as in
+    /// [`CuckooFilterIn::from_parts`].
+    pub(crate) fn filter<S: AsRef<[u8]>>(&self, table: Table<S>, len_checked: bool) -> CuckooFilterIn<S> {
+        CuckooFilterIn::from_parts(self.config, table, self.len, len_checked)
+            .with_skipped_inserts(self.skipped_inserts)
     }
 
     /// The section's table over `bytes` (its payload plus padding).
@@ -205,7 +262,9 @@ impl Section {
     /// then by the format's own (known hash and layout codes, an even bucket count, a capacity and
     /// an item count the table's slots can hold). The builder's sizing is not applied: a table
     /// sized by an earlier release is as usable as today's.
-    pub(crate) fn parse(raw: &[u8; SECTION_PARAMS_LEN]) -> Result<Self, PersistError> {
+    /// The header's `flags` supply what a section does not store: the key encoding and the
+    /// record of skipped inserts.
+    pub(crate) fn parse(raw: &[u8; SECTION_PARAMS_LEN], flags: Flags) -> Result<Self, PersistError> {
         let u64_at = |at: usize| u64::from_le_bytes(raw[at..at + 8].try_into().expect("8 bytes"));
         let fingerprint_bits = u32::from(raw[0]);
         config::check_fingerprint_bits(fingerprint_bits).map_err(InvalidParameter::from)?;
@@ -249,9 +308,11 @@ impl Section {
             eviction_limit,
             seed,
             hash_function,
+            key_encoding: flags.key_encoding,
             semi_sorted,
         };
-        Ok(Section { config, len: len as usize, payload_len, tail_len: tail_len(payload_len) })
+        let (len, skipped_inserts) = (len as usize, flags.skipped_inserts);
+        Ok(Section { config, len, skipped_inserts, payload_len, tail_len: tail_len(payload_len) })
     }
 }
 
@@ -325,12 +386,20 @@ mod tests {
         raw
     }
 
+    const CANONICAL: Flags = Flags { key_encoding: KeyEncoding::Canonical, skipped_inserts: false };
+
+    impl Section {
+        fn parse_canonical(raw: &[u8; SECTION_PARAMS_LEN]) -> Result<Self, PersistError> {
+            Section::parse(raw, CANONICAL)
+        }
+    }
+
     #[test]
     fn each_known_hash_id_parses_to_its_function_and_back() {
         for function in HashFunction::ALL {
             let mut raw = params(12, 4, 10, 1, 0);
             raw[2] = function.id();
-            let section = Section::parse(&raw).expect("valid parameters");
+            let section = Section::parse(&raw, CANONICAL).expect("valid parameters");
             assert_eq!(section.config.hash_function, function);
             assert_eq!(section.encode()[2], function.id());
         }
@@ -340,7 +409,7 @@ mod tests {
     }
 
     fn invalid(raw: [u8; SECTION_PARAMS_LEN]) -> InvalidParameter {
-        match Section::parse(&raw) {
+        match Section::parse(&raw, CANONICAL) {
             Err(PersistError::InvalidParameter(which)) => which,
             other => panic!("expected an invalid parameter, got {other:?}"),
         }
@@ -348,7 +417,7 @@ mod tests {
 
     #[test]
     fn every_parameter_is_validated() {
-        assert!(Section::parse(&params(12, 4, 10, 1, 0)).is_ok());
+        assert!(Section::parse_canonical(&params(12, 4, 10, 1, 0)).is_ok());
         for bits in [0, 3, 33, 255] {
             assert_eq!(
                 invalid(params(bits, 4, 10, 1, 0)),
@@ -417,7 +486,7 @@ mod tests {
         // still reads: earlier releases sized otherwise.
         let sized = Builder::new().capacity(40).fingerprint_bits(4).config().map(|c| c.buckets);
         assert!(sized.is_err() || sized.unwrap() > 10, "the builder never packs 40 items in 10 buckets of 4");
-        let section = Section::parse(&params(4, 4, 10, 40, 40)).unwrap();
+        let section = Section::parse_canonical(&params(4, 4, 10, 40, 40)).unwrap();
         assert_eq!((section.config.capacity, section.len, section.config.buckets), (40, 40, 10));
         assert_eq!(section.payload_len, 20);
     }
@@ -426,7 +495,7 @@ mod tests {
     fn a_huge_but_addressable_geometry_parses_and_is_sized_from_the_claim_only_later() {
         // 2^60 buckets of 2 x 4 bits: 2^60 payload bytes. The geometry is valid on 64-bit
         // targets; the readers then refuse it because the input does not hold that many bytes.
-        let section = Section::parse(&params(4, 2, 1 << 60, 1, 0));
+        let section = Section::parse_canonical(&params(4, 2, 1 << 60, 1, 0));
         if usize::BITS == 64 {
             assert_eq!(section.unwrap().payload_len, 1 << 60);
         } else {
@@ -446,10 +515,22 @@ mod tests {
     #[test]
     fn headers_round_trip_and_reject_garbage() {
         for kind in [FilterKind::Cuckoo, FilterKind::Growable, FilterKind::Concurrent] {
-            assert_eq!(parse_header(&encode_header(kind)).unwrap(), kind);
+            for key_encoding in [KeyEncoding::Canonical, KeyEncoding::StdHash] {
+                for skipped_inserts in [false, true] {
+                    let flags = Flags { key_encoding, skipped_inserts };
+                    assert_eq!(parse_header(&encode_header(kind, flags)).unwrap(), Header { kind, flags });
+                }
+            }
             assert_eq!(FilterKind::from_code(kind.code()), Some(kind));
         }
-        let header = encode_header(FilterKind::Cuckoo);
+        let header = encode_header(FilterKind::Cuckoo, CANONICAL);
+        // The flags as the format documents them; none set is a file of the older key rule.
+        assert_eq!(header[12..16], [1, 0, 0, 0]);
+        let skipped = Flags { key_encoding: KeyEncoding::StdHash, skipped_inserts: true };
+        assert_eq!(encode_header(FilterKind::Cuckoo, skipped)[12..16], [2, 0, 0, 0]);
+        let mut old = header;
+        old[12] = 0;
+        assert_eq!(parse_header(&old).unwrap().flags.key_encoding, KeyEncoding::StdHash);
         assert!(matches!(parse_header(&header[..5]), Err(PersistError::Truncated { offset: 5, .. })));
         assert!(matches!(parse_header(b"\x89BUGX"), Err(PersistError::BadMagic)));
         assert!(matches!(parse_header(b""), Err(PersistError::Truncated { offset: 0, .. })));
@@ -462,11 +543,13 @@ mod tests {
         let mut bad = header;
         bad[10] = 9;
         assert!(matches!(parse_header(&bad), Err(PersistError::UnknownKind(9))));
-        let mut bad = header;
-        bad[15] = 1;
-        assert!(matches!(
-            parse_header(&bad),
-            Err(PersistError::InvalidParameter(InvalidParameter::Reserved { offset: 12, .. }))
-        ));
+        for (byte, value) in [(12, 4), (12, 0x80), (15, 1)] {
+            let mut bad = header;
+            bad[byte] |= value;
+            assert!(matches!(
+                parse_header(&bad),
+                Err(PersistError::InvalidParameter(InvalidParameter::Reserved { offset: 12, .. }))
+            ));
+        }
     }
 }

@@ -20,7 +20,7 @@ use crate::membership::Filter;
 
 use super::error::{InvalidParameter, PersistError};
 use super::file::{open, save_atomically};
-use super::format::{FilterKind, HEADER_LEN, expect_kind};
+use super::format::{FilterKind, Flags, HEADER_LEN, expect_kind};
 use super::reader::Decoder;
 use super::writer::Encoder;
 
@@ -99,7 +99,8 @@ impl GrowableFilter {
             Tightening::Geometric { ratio } => (TIGHTENING_GEOMETRIC, ratio.to_bits()),
             Tightening::PSeries => (TIGHTENING_P_SERIES, 0),
         };
-        let mut encoder = Encoder::new(writer, FilterKind::Growable)?;
+        let flags = Flags { key_encoding: self.key_encoding(), skipped_inserts: self.has_skipped_inserts() };
+        let mut encoder = Encoder::new(writer, FilterKind::Growable, flags)?;
         for field in [
             growth.target.to_bits(),
             growth.growth_factor as u64,

@@ -24,7 +24,7 @@
 //!      0     8  magic  89 42 55 47 55 0d 0a 1a  ("\x89BUGU\r\n\x1a")
 //!      8     2  format version (1)
 //!     10     2  filter kind (1 cuckoo, 2 growable, 3 concurrent)
-//!     12     4  flags (0)
+//!     12     4  flags: bit 0 canonical keys, bit 1 skipped add-if-absent inserts
 //!     16    40  section parameters: fingerprint bits, bucket size, hash id, reserved,
 //!               eviction limit, seed, bucket count, capacity, item count
 //!     56     P  payload: the packed buckets, P = ceil(buckets x bucket size x bits / 8)
@@ -79,7 +79,7 @@ mod tests {
                     .build()
                     .unwrap();
                 for i in 0..(40u64 << level) {
-                    filter.insert(&(level, i)).unwrap();
+                    filter.insert(&crate::Hashed((level, i))).unwrap();
                 }
                 filter
             })
@@ -87,7 +87,8 @@ mod tests {
     }
 
     fn encode(levels: &[CuckooFilter]) -> Vec<u8> {
-        let mut encoder = Encoder::new(Vec::new(), FilterKind::Growable).unwrap();
+        let flags = format::Flags::of(&levels[0]);
+        let mut encoder = Encoder::new(Vec::new(), FilterKind::Growable, flags).unwrap();
         encoder.write_u64(levels.len() as u64).unwrap();
         for level in levels {
             encoder.section(level).unwrap();
@@ -122,7 +123,7 @@ mod tests {
             assert_eq!(owned.to_bytes(), original.to_bytes());
             assert_eq!(view.try_to_filter().unwrap().to_bytes(), original.to_bytes());
             for i in 0..(40u64 << level) {
-                let hash = original.hash_of(&(level as u64, i));
+                let hash = original.hash_of(&crate::Hashed((level as u64, i)));
                 assert!(owned.contains_hash(hash) && view.contains_hash(hash));
             }
         }

@@ -16,7 +16,7 @@ use crate::table::{PADDING, reserve_buffer};
 
 use super::error::PersistError;
 use super::format::{
-    CHECKSUM_LEN, FilterKind, HEADER_LEN, SECTION_PARAMS_LEN, Section, check_content, check_zeros,
+    CHECKSUM_LEN, FilterKind, Flags, HEADER_LEN, SECTION_PARAMS_LEN, Section, check_content, check_zeros,
     expect_kind, parse_header,
 };
 
@@ -44,12 +44,14 @@ pub(crate) struct Decoder<R: Read> {
     available: Option<u64>,
     /// The first content error, reported by `finish` once the checksum has passed.
     deferred: Option<PersistError>,
+    /// The header's flags, which every section read after it takes.
+    flags: Option<Flags>,
 }
 
 impl<R: Read> Decoder<R> {
     /// A decoder at the start of `inner`; `available` is the input's total length if known.
     pub(crate) fn new(inner: R, available: Option<u64>) -> Self {
-        Decoder { inner, hasher: Xxh3::new(), offset: 0, available, deferred: None }
+        Decoder { inner, hasher: Xxh3::new(), offset: 0, available, deferred: None, flags: None }
     }
 
     /// Bytes consumed so far.
@@ -82,12 +84,15 @@ impl<R: Read> Decoder<R> {
         Ok(())
     }
 
-    /// Reads and checks the file header; returns the kind it announces.
+    /// Reads and checks the file header; returns the kind it announces. Its flags apply to every
+    /// section read after it.
     pub(crate) fn header(&mut self) -> Result<FilterKind, PersistError> {
         let mut header = [0; HEADER_LEN];
         let filled = self.read_some(&mut header)?;
         self.hasher.update(&header[..filled]);
-        parse_header(&header[..filled])
+        let header = parse_header(&header[..filled])?;
+        self.flags = Some(header.flags);
+        Ok(header.kind)
     }
 
     /// Reads a little-endian `u64` (one of a filter type's own fields).
@@ -101,7 +106,8 @@ impl<R: Read> Decoder<R> {
     pub(crate) fn section(&mut self) -> Result<CuckooFilter, PersistError> {
         let mut raw = [0; SECTION_PARAMS_LEN];
         self.fill(&mut raw, "section parameters")?;
-        let section = Section::parse(&raw)?;
+        let flags = self.flags.expect("the header is read before any section");
+        let section = Section::parse(&raw, flags)?;
         let payload_offset = self.offset;
         if let Some(available) = self.available {
             let needed = (section.payload_len + section.tail_len + CHECKSUM_LEN) as u64;
@@ -121,7 +127,7 @@ impl<R: Read> Decoder<R> {
             self.deferred.get_or_insert(e);
         }
         // The count is checked with the content, before `finish` lets the filter be used.
-        Ok(CuckooFilter::from_parts(section.config, table, section.len, true))
+        Ok(section.filter(table, true))
     }
 
     /// Reads `payload_len` bytes into a buffer with room for the table's padding (zeroed).

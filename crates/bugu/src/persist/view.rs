@@ -9,8 +9,8 @@ use crate::table::PADDING;
 
 use super::error::PersistError;
 use super::format::{
-    CHECKSUM_LEN, FilterKind, HEADER_LEN, SECTION_PARAMS_LEN, Section, check_content, check_stray_bits,
-    check_zeros, expect_kind, parse_header,
+    CHECKSUM_LEN, FilterKind, Flags, HEADER_LEN, SECTION_PARAMS_LEN, Section, check_content,
+    check_stray_bits, check_zeros, expect_kind, parse_header,
 };
 
 /// Reads one persisted filter in place: [`new`](Self::new) checks the header, the filter type
@@ -23,13 +23,16 @@ pub(crate) struct ViewCursor<'a> {
     /// Each section read so far, with the offset of its payload in the input, for the checks of
     /// `finish`.
     sections: Vec<(usize, CuckooView<'a>)>,
+    /// The header's flags, which every section takes.
+    flags: Flags,
 }
 
 impl<'a> ViewCursor<'a> {
     /// A cursor after the header of `bytes`, which must announce `kind`.
     pub(crate) fn new(bytes: &'a [u8], kind: FilterKind) -> Result<Self, PersistError> {
-        expect_kind(parse_header(bytes)?, kind)?;
-        Ok(ViewCursor { bytes, pos: HEADER_LEN, sections: Vec::new() })
+        let header = parse_header(bytes)?;
+        expect_kind(header.kind, kind)?;
+        Ok(ViewCursor { bytes, pos: HEADER_LEN, sections: Vec::new(), flags: header.flags })
     }
 
     /// The next `len` bytes, or `Truncated` inside `part`.
@@ -54,7 +57,7 @@ impl<'a> ViewCursor<'a> {
     /// the table: [`finish`](Self::finish) does that.
     pub(crate) fn section(&mut self) -> Result<CuckooView<'a>, PersistError> {
         let raw = self.take(SECTION_PARAMS_LEN, "section parameters")?;
-        let section = Section::parse(raw.try_into().expect("parameter block"))?;
+        let section = Section::parse(raw.try_into().expect("parameter block"), self.flags)?;
         let payload_offset = self.pos;
         // The table wraps the payload and the first PADDING bytes of the tail.
         let rest = self.bytes.len() - payload_offset;
@@ -64,7 +67,7 @@ impl<'a> ViewCursor<'a> {
         let table_bytes = &self.bytes[payload_offset..payload_offset + section.payload_len + PADDING];
         self.pos += section.payload_len + section.tail_len;
         let table = section.table(table_bytes)?;
-        let view = CuckooFilterIn::from_parts(section.config, table, section.len, false);
+        let view = section.filter(table, false);
         self.sections.push((payload_offset, view.clone()));
         Ok(view)
     }

@@ -8,7 +8,7 @@ use xxhash_rust::xxh3::Xxh3;
 
 use crate::filter::CuckooFilterIn;
 
-use super::format::{CHECKSUM_LEN, FilterKind, HEADER_LEN, Section, encode_header};
+use super::format::{CHECKSUM_LEN, FilterKind, Flags, HEADER_LEN, Section, encode_header};
 
 /// Writes one persisted filter: [`new`](Self::new) writes the header, the filter type writes its
 /// own fields and [`section`](Self::section)s, [`finish`](Self::finish) appends the checksum.
@@ -16,7 +16,7 @@ use super::format::{CHECKSUM_LEN, FilterKind, HEADER_LEN, Section, encode_header
 /// This is the API other filter types (the growable filter's chain of levels) persist through:
 ///
 /// ```text
-/// let mut encoder = Encoder::new(writer, FilterKind::Growable)?;
+/// let mut encoder = Encoder::new(writer, FilterKind::Growable, flags)?;
 /// encoder.write_u64(levels.len() as u64)?;      // the type's own fields (multiples of 8 bytes
 /// for level in &levels {                        // keep the next payloads 8-byte aligned)
 ///     encoder.section(level)?;
@@ -29,10 +29,10 @@ pub(crate) struct Encoder<W: Write> {
 }
 
 impl<W: Write> Encoder<W> {
-    /// Starts a file of `kind`: writes its header.
-    pub(crate) fn new(inner: W, kind: FilterKind) -> io::Result<Self> {
+    /// Starts a file of `kind` whose sections share `flags`: writes its header.
+    pub(crate) fn new(inner: W, kind: FilterKind, flags: Flags) -> io::Result<Self> {
         let mut encoder = Encoder { inner, hasher: Xxh3::new() };
-        encoder.write_all(&encode_header(kind))?;
+        encoder.write_all(&encode_header(kind, flags))?;
         Ok(encoder)
     }
 
@@ -129,7 +129,7 @@ impl<S: AsRef<[u8]>> CuckooFilterIn<S> {
     }
 
     fn encode<W: Write>(&self, writer: W) -> io::Result<W> {
-        let mut encoder = Encoder::new(writer, FilterKind::Cuckoo)?;
+        let mut encoder = Encoder::new(writer, FilterKind::Cuckoo, Flags::of(self))?;
         encoder.section(self)?;
         encoder.finish()
     }

@@ -24,8 +24,13 @@
 //! against the plain list of URLs, and the digest's measured false-positive rate: the share of
 //! "yes" among the URLs that were not in the peer's cache when it sent the digest (the list of
 //! those URLs, which is also what the peer would have sent instead, is kept as the ground truth).
-//! A digest is a snapshot: as the peer keeps evicting until the next exchange, some "yes" answers
-//! become stale; they are counted apart.
+//! A digest is a snapshot, and the peer keeps changing its cache until the next exchange, so an
+//! answer can be stale: a "yes" for a URL the peer has evicted since (a wasted trip to the peer),
+//! or a "no" for a URL the peer has fetched since (a trip to the origin the peer could have
+//! saved). Both are counted apart from the digest's false positives, at the moment of the
+//! question, against the peer's cache as it is then. A stale "no" is not a false negative of the
+//! filter (the URL was not in the peer's cache when the digest was made), but to the node it
+//! looks like one, so the report gives it next to the false negatives.
 //!
 //! The URLs are hashed as bytes (`insert_bytes`, `contains_bytes`), so a peer written in any
 //! language that hashes the same bytes reads the digest the same way.
@@ -41,6 +46,9 @@ use bugu::{CuckooFilter, CuckooView, Filter, FilterMut};
 use lru::LruCache;
 
 use crate::util::{SplitMix64, Zipf, count, percent, ratio};
+
+#[cfg(test)]
+mod tests;
 
 /// The sizes of a run.
 #[derive(Debug, Clone)]
@@ -155,6 +163,12 @@ pub struct Report {
     pub false_negatives: usize,
     /// Correct "yes" answers for URLs the peer has evicted since it sent the digest.
     pub stale_yes: usize,
+    /// Correct "no" answers for URLs the peer has fetched since it sent the digest: misses the
+    /// peer could have served, sent to the origin.
+    pub stale_no: usize,
+    /// Misses whose URL was in the peer's cache at the moment the digest was asked (each is
+    /// either served by the peer or a stale "no").
+    pub peer_held_now: usize,
     /// The digests' false-positive bound (at full load).
     pub filter_bound: f64,
 }
@@ -233,11 +247,28 @@ impl fmt::Display for Report {
             count(self.digest_queries - self.in_peer),
             self.filter_bound * 100.0
         )?;
-        writeln!(f, "false negatives:        {}", count(self.false_negatives))?;
         writeln!(
             f,
-            "stale yes:              {} (held at the exchange, evicted by the peer since)",
+            "false negatives:        {} (a \"no\" for a URL the peer held at the exchange)",
+            count(self.false_negatives)
+        )?;
+        writeln!(
+            f,
+            "stale yes:              {} (held at the exchange, evicted by the peer since: a wasted trip to the peer)",
             count(self.stale_yes)
+        )?;
+        writeln!(
+            f,
+            "stale no:               {} (fetched by the peer since the exchange: sent to the origin, though the peer held it)",
+            count(self.stale_no)
+        )?;
+        writeln!(
+            f,
+            "peer held when asked:   {} misses ({} of digest queries): {} served by the peer, {} missed by a stale no",
+            count(self.peer_held_now),
+            percent(self.peer_held_now as u64, self.digest_queries as u64, 1),
+            count(self.peer_held_now.saturating_sub(self.stale_no)),
+            count(self.stale_no)
         )?;
         Ok(())
     }
@@ -342,6 +373,8 @@ struct DigestTally {
     false_positives: usize,
     false_negatives: usize,
     stale_yes: usize,
+    stale_no: usize,
+    peer_held_now: usize,
 }
 
 /// Serves one request at `nodes[me]`. With a digest of the peer, a miss asks it and, on a "yes"
@@ -353,9 +386,20 @@ fn serve(
     config: &Config,
     digest: Option<(&PeerDigest<'_>, &mut DigestTally)>,
 ) -> Result<(), Box<dyn Error>> {
+    let url = url(zipf.sample(&mut nodes[me].rng));
+    serve_url(nodes, me, url, config, digest)
+}
+
+/// Serves a request for `url` at `nodes[me]` (see [`serve`]).
+fn serve_url(
+    nodes: &mut [Node; 2],
+    me: usize,
+    url: String,
+    config: &Config,
+    digest: Option<(&PeerDigest<'_>, &mut DigestTally)>,
+) -> Result<(), Box<dyn Error>> {
     let (first, second) = nodes.split_at_mut(1);
     let (node, peer) = if me == 0 { (&mut first[0], &second[0]) } else { (&mut second[0], &first[0]) };
-    let url = url(zipf.sample(&mut node.rng));
     node.requests += 1;
     if node.cache.get(&url).is_some() {
         node.hits += 1;
@@ -370,15 +414,15 @@ fn serve(
         tally.yes += usize::from(yes);
         tally.false_positives += usize::from(yes && !held);
         tally.false_negatives += usize::from(!yes && held);
-        if yes {
-            // `peek` reads the peer's cache without making the URL recently used.
-            match peer.cache.peek(&url) {
-                Some(peer_body) => {
-                    node.peer_hits += 1;
-                    body = Some(peer_body.clone());
-                }
-                None => tally.stale_yes += usize::from(held),
-            }
+        // The peer's cache now, which the digest may no longer match (`contains` and `peek` read
+        // it without making the URL recently used).
+        let held_now = peer.cache.contains(&url);
+        tally.peer_held_now += usize::from(held_now);
+        tally.stale_yes += usize::from(yes && held && !held_now);
+        tally.stale_no += usize::from(!yes && !held && held_now);
+        if let Some(peer_body) = peer.cache.peek(&url).filter(|_| yes) {
+            node.peer_hits += 1;
+            body = Some(peer_body.clone());
         }
     }
     let body = body.unwrap_or_else(|| fetch_from_origin(&url, config.body_bytes));
@@ -531,6 +575,8 @@ pub fn run(config: &Config) -> Result<Report, Box<dyn Error>> {
         false_positives: tally.false_positives,
         false_negatives: tally.false_negatives,
         stale_yes: tally.stale_yes,
+        stale_no: tally.stale_no,
+        peer_held_now: tally.peer_held_now,
         filter_bound: nodes[0].filter.false_positive_rate(),
     })
 }

@@ -1,0 +1,278 @@
+//! Keys: one encoding of an item into bytes, the same in every front end.
+//!
+//! A key means the same thing in Rust, the `bugu` command, the Redis module and every other
+//! binding, so that a filter built by one answers for the keys of another:
+//!
+//! | key | bytes hashed |
+//! |---|---|
+//! | text (`str`, `String`) | its UTF-8 bytes, nothing added |
+//! | bytes (`[u8]`, `[u8; N]`, `Vec<u8>`) | the bytes themselves |
+//! | an integer (`u8` ..= `u64`, `usize`, `i8` ..= `i64`, `isize`) | its value as a 64-bit two's-complement integer, 8 bytes little-endian |
+//!
+//! So `filter.contains("user_42")`, `filter.contains_bytes(b"user_42")`, the line `user_42` given
+//! to `bugu check` and `CF.EXISTS key user_42` ask about one key. Integers of every width name the
+//! same key for the same value (`42u8`, `42u32` and `42i64` are one key), which is what a C program
+//! hashing `&value, sizeof(int64_t)` on a little-endian machine hashes; `-1i32` and `u64::MAX`
+//! share their 8 bytes and are one key too.
+//!
+//! Any other `T: Hash` is a key once wrapped in [`Hashed`]: it is fed through the portable
+//! hasher ([`PortableHasher`](crate::hash::PortableHasher)), which writes integers little-endian
+//! and `usize` as 64 bits, so it hashes the same on every platform — but not the same as any
+//! byte string, so only Rust programs that wrap the same type can ask about it.
+//!
+//! ```
+//! use bugu::{CuckooFilter, Filter, FilterMut, Hashed};
+//!
+//! let mut filter = CuckooFilter::new(100)?;
+//! filter.insert("user_42")?;
+//! assert!(filter.contains_bytes(b"user_42"));
+//! assert!(filter.contains(&String::from("user_42")));
+//!
+//! filter.insert(&7u32)?;
+//! assert!(filter.contains(&7u64) && filter.contains_bytes(&7u64.to_le_bytes()));
+//!
+//! filter.insert(&Hashed(("tenant", 3u16)))?;
+//! assert!(filter.contains(&Hashed(("tenant", 3u16))));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Filters written before this encoding existed hashed typed keys through `std::hash::Hash`
+//! (which appends a `0xff` byte to a `str` and writes a `u32` as 4 bytes). Their files say so, and
+//! such a filter keeps answering typed keys by that rule ([`KeyEncoding::StdHash`]); the byte and
+//! hash entry points are the same under both.
+
+use std::hash::{Hash, Hasher};
+
+use crate::hash::HashFunction;
+
+/// How a filter turns typed keys (the `insert`, `contains`, ... calls that take a [`Key`]) into
+/// hashes. Bytes (`*_bytes`) and hashes (`*_hash`) are not affected.
+///
+/// ```
+/// use bugu::{CuckooFilter, Filter, key::KeyEncoding};
+/// assert_eq!(CuckooFilter::new(10)?.key_encoding(), KeyEncoding::Canonical);
+/// # Ok::<(), bugu::ConfigError>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum KeyEncoding {
+    /// The project's key encoding (see [the module](self)): text as its UTF-8 bytes, integers as 8
+    /// little-endian bytes. Every filter built by this version uses it.
+    #[default]
+    Canonical,
+    /// Typed keys hashed through `std::hash::Hash` and the portable hasher, as by the versions
+    /// that wrote files without the canonical-keys flag. Such filters are read with this rule, so
+    /// that they keep answering for the typed keys they were given; nothing builds new ones.
+    StdHash,
+}
+
+impl KeyEncoding {
+    /// The hash of `key` under this encoding.
+    #[inline(always)]
+    pub(crate) fn hash<K: Key + ?Sized>(self, key: &K, function: HashFunction, seed: u64) -> u64 {
+        match self {
+            KeyEncoding::Canonical => key.hash_key(function, seed),
+            KeyEncoding::StdHash => function.hash_item(key, seed),
+        }
+    }
+}
+
+/// A value the filters take as a key: text, bytes, an integer, or anything wrapped in
+/// [`Hashed`]. See [the module](self) for the encoding.
+///
+/// Implement it for a type of your own by hashing its canonical bytes:
+///
+/// ```
+/// use bugu::{CuckooFilter, Filter, FilterMut, Key, hash::HashFunction};
+///
+/// /// An IPv4 address, keyed by its four bytes in network order.
+/// #[derive(Hash)]
+/// struct Ip([u8; 4]);
+///
+/// impl Key for Ip {
+///     fn hash_key(&self, function: HashFunction, seed: u64) -> u64 {
+///         function.hash_bytes(&self.0, seed)
+///     }
+/// }
+///
+/// let mut filter = CuckooFilter::new(100)?;
+/// filter.insert(&Ip([10, 0, 0, 1]))?;
+/// assert!(filter.contains_bytes(&[10, 0, 0, 1]));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// `Hash` is a supertrait so that filters read from files of the older rule
+/// ([`KeyEncoding::StdHash`]) can still hash the key as they did.
+pub trait Key: Hash {
+    /// The key's hash under the canonical encoding, with `function` and `seed`.
+    fn hash_key(&self, function: HashFunction, seed: u64) -> u64;
+}
+
+impl<K: Key + ?Sized> Key for &K {
+    #[inline(always)]
+    fn hash_key(&self, function: HashFunction, seed: u64) -> u64 {
+        (**self).hash_key(function, seed)
+    }
+}
+
+impl<K: Key + ?Sized> Key for Box<K> {
+    #[inline(always)]
+    fn hash_key(&self, function: HashFunction, seed: u64) -> u64 {
+        (**self).hash_key(function, seed)
+    }
+}
+
+impl Key for str {
+    #[inline(always)]
+    fn hash_key(&self, function: HashFunction, seed: u64) -> u64 {
+        function.hash_bytes(self.as_bytes(), seed)
+    }
+}
+
+impl Key for String {
+    #[inline(always)]
+    fn hash_key(&self, function: HashFunction, seed: u64) -> u64 {
+        function.hash_bytes(self.as_bytes(), seed)
+    }
+}
+
+impl Key for [u8] {
+    #[inline(always)]
+    fn hash_key(&self, function: HashFunction, seed: u64) -> u64 {
+        function.hash_bytes(self, seed)
+    }
+}
+
+impl<const N: usize> Key for [u8; N] {
+    #[inline(always)]
+    fn hash_key(&self, function: HashFunction, seed: u64) -> u64 {
+        function.hash_bytes(self, seed)
+    }
+}
+
+impl Key for Vec<u8> {
+    #[inline(always)]
+    fn hash_key(&self, function: HashFunction, seed: u64) -> u64 {
+        function.hash_bytes(self, seed)
+    }
+}
+
+/// Integers: the value widened to 64 bits (zero-extended if unsigned, sign-extended if signed),
+/// 8 bytes little-endian.
+macro_rules! integer_keys {
+    ($wide:ty: $($int:ty),*) => {$(
+        impl Key for $int {
+            #[inline(always)]
+            fn hash_key(&self, function: HashFunction, seed: u64) -> u64 {
+                function.hash_bytes(&(*self as $wide).to_le_bytes(), seed)
+            }
+        }
+    )*};
+}
+integer_keys!(u64: u8, u16, u32, u64, usize);
+integer_keys!(i64: i8, i16, i32, i64, isize);
+
+/// Any `T: Hash` as a key, hashed through the portable hasher (see [the module](self)): for
+/// tuples, structs and other types with no byte encoding of their own.
+///
+/// ```
+/// use bugu::{CuckooFilter, Filter, FilterMut, Hashed};
+///
+/// #[derive(Hash)]
+/// struct Visit { user: u64, day: u16 }
+///
+/// let mut filter = CuckooFilter::new(100)?;
+/// filter.insert(&Hashed(Visit { user: 7, day: 300 }))?;
+/// assert!(filter.contains(&Hashed(Visit { user: 7, day: 300 })));
+/// assert!(!filter.contains(&Hashed(Visit { user: 7, day: 301 })));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Hashed<T>(pub T);
+
+/// Transparent: the wrapper adds nothing to what `T` writes, so a wrapped key hashes alike under
+/// both [`KeyEncoding`]s.
+impl<T: Hash> Hash for Hashed<T> {
+    #[inline(always)]
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.0.hash(state);
+    }
+}
+
+impl<T: Hash> Key for Hashed<T> {
+    #[inline(always)]
+    fn hash_key(&self, function: HashFunction, seed: u64) -> u64 {
+        function.hash_item(&self.0, seed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn canonical<K: Key + ?Sized>(key: &K) -> u64 {
+        KeyEncoding::Canonical.hash(key, HashFunction::default(), 9)
+    }
+
+    fn bytes(bytes: &[u8]) -> u64 {
+        HashFunction::default().hash_bytes(bytes, 9)
+    }
+
+    #[test]
+    fn text_is_its_utf8_bytes_in_every_form() {
+        let text = "user_42 ✓";
+        let expected = bytes(text.as_bytes());
+        assert_eq!(canonical(text), expected);
+        assert_eq!(canonical(&text), expected);
+        assert_eq!(canonical(&String::from(text)), expected);
+        assert_eq!(canonical(&Box::<str>::from(text)), expected);
+        assert_eq!(canonical(text.as_bytes()), expected);
+        assert_eq!(canonical(&text.as_bytes().to_vec()), expected);
+        // Under the old rule a `str` carries std's terminator byte: another key.
+        assert_ne!(KeyEncoding::StdHash.hash(text, HashFunction::default(), 9), expected);
+    }
+
+    #[test]
+    fn integers_of_every_width_are_their_64_bit_little_endian_bytes() {
+        let expected = bytes(&42u64.to_le_bytes());
+        for hash in [
+            canonical(&42u8),
+            canonical(&42u16),
+            canonical(&42u32),
+            canonical(&42usize),
+            canonical(&42i8),
+            canonical(&42i16),
+            canonical(&42i32),
+            canonical(&42i64),
+            canonical(&42isize),
+            canonical(&[42, 0, 0, 0, 0, 0, 0, 0]),
+        ] {
+            assert_eq!(hash, expected);
+        }
+        assert_eq!(canonical(&-1i32), bytes(&u64::MAX.to_le_bytes()));
+        assert_eq!(canonical(&-2i8), bytes(&(-2i64).to_le_bytes()));
+        // The old rule wrote a u32 as 4 bytes.
+        assert_ne!(KeyEncoding::StdHash.hash(&42u32, HashFunction::default(), 9), expected);
+        assert_eq!(KeyEncoding::StdHash.hash(&42u64, HashFunction::default(), 9), expected);
+    }
+
+    #[test]
+    fn hashed_is_the_portable_hasher_under_both_encodings() {
+        let key = Hashed(("a", 1u32));
+        let expected = HashFunction::default().hash_item(&("a", 1u32), 9);
+        assert_eq!(canonical(&key), expected);
+        assert_eq!(KeyEncoding::StdHash.hash(&key, HashFunction::default(), 9), expected);
+    }
+
+    proptest! {
+        #[test]
+        fn any_text_or_integer_matches_its_documented_bytes(text in ".*", value in any::<i64>(), seed in any::<u64>()) {
+            for function in HashFunction::ALL {
+                prop_assert_eq!(text.hash_key(function, seed), function.hash_bytes(text.as_bytes(), seed));
+                prop_assert_eq!(value.hash_key(function, seed), function.hash_bytes(&value.to_le_bytes(), seed));
+                prop_assert_eq!((value as u32).hash_key(function, seed), function.hash_bytes(&u64::from(value as u32).to_le_bytes(), seed));
+            }
+        }
+    }
+}

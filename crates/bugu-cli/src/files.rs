@@ -133,6 +133,11 @@ impl Owned {
         on_filter!(self, filter => filter.hash_of_bytes(item))
     }
 
+    /// Whether an add-if-absent insert was ever skipped because the item's fingerprint was there.
+    pub(crate) fn has_skipped_inserts(&self) -> bool {
+        on_filter!(self, filter => filter.has_skipped_inserts())
+    }
+
     /// The most items a growable filter with a maximum takes (`None` for any other).
     pub(crate) fn max_capacity(&self) -> Option<usize> {
         match self {

@@ -36,7 +36,8 @@ Exit status (as grep's):
   1  check: some item is absent; remove: some item was not found; add, build: some item was
      already stored as often as one item can be and was not added (it reads present)
   2  an error, reported in one line on standard error; a command that changes a file then
-     leaves it as it was";
+     leaves it as it was (remove refuses so a filter that skipped --unique inserts, unless
+     --allow-false-negatives)";
 
 #[derive(Debug, Parser)]
 #[command(
@@ -85,17 +86,26 @@ enum Command {
         file: PathBuf,
         #[command(flatten)]
         items: Items,
-        /// Add an item only if it is not already (probably) present.
+        /// Add an item only if it is not already (probably) present. A look-alike may be taken
+        /// for it; the filter then records the skip, and `remove` refuses it (see remove --help).
         #[arg(short, long)]
         unique: bool,
         #[command(flatten)]
         output: Output,
     },
     /// Remove one copy of each item (only remove items you added).
+    ///
+    /// A filter that took `--unique` inserts may have skipped an item because another item with
+    /// the same fingerprint was there; removing that other item makes the skipped one read
+    /// absent, a false negative. `remove` refuses such a filter unless --allow-false-negatives.
     Remove {
         file: PathBuf,
         #[command(flatten)]
         items: Items,
+        /// Remove from a filter that skipped --unique inserts, accepting that items it skipped
+        /// may then read absent (false negatives).
+        #[arg(long)]
+        allow_false_negatives: bool,
         #[command(flatten)]
         output: Output,
     },
@@ -128,7 +138,8 @@ enum Command {
         /// Items are hex-encoded bytes.
         #[arg(long)]
         hex: bool,
-        /// Add an item only if it is not already (probably) present.
+        /// Add an item only if it is not already (probably) present. A look-alike may be taken
+        /// for it; the filter then records the skip, and `remove` refuses it (see remove --help).
         #[arg(short, long)]
         unique: bool,
         #[command(flatten)]
@@ -183,9 +194,9 @@ fn run(command: Command) -> Result<Status, Failure> {
             let hex = items.hex;
             update::add(&file, &items.source()?, ItemOptions { unique, hex, output })
         }
-        Command::Remove { file, items, output } => {
+        Command::Remove { file, items, allow_false_negatives, output } => {
             let hex = items.hex;
-            update::remove(&file, &items.source()?, hex, output)
+            update::remove(&file, &items.source()?, hex, allow_false_negatives, output)
         }
         Command::Check { file, items, absent, count, output } => {
             let hex = items.hex;

@@ -147,9 +147,25 @@ fn refusal(path: &Path, filter: &Owned, error: InsertError, item: &[u8], tally: 
     Failure::message(what).in_file(path)
 }
 
-/// Removes one copy of each item; exit status 1 if some item was not found.
-pub(crate) fn remove(path: &Path, source: &Source, hex: bool, output: Output) -> Result<Status, Failure> {
+/// Why `remove` refuses a filter that skipped add-if-absent inserts.
+const SKIPPED_RISK: &str = "refusing to remove: this filter skipped add-if-absent (--unique) inserts \
+    of items whose fingerprint it already held, possibly another item's; removing that other item \
+    would make the skipped ones read absent (false negatives). Nothing was changed; pass \
+    --allow-false-negatives to remove anyway, or rebuild the filter without --unique";
+
+/// Removes one copy of each item; exit status 1 if some item was not found. A filter that
+/// skipped add-if-absent inserts is refused unless `allow_false_negatives`.
+pub(crate) fn remove(
+    path: &Path,
+    source: &Source,
+    hex: bool,
+    allow_false_negatives: bool,
+    output: Output,
+) -> Result<Status, Failure> {
     let (mut filter, _lock) = Owned::load_locked(path)?;
+    if filter.has_skipped_inserts() && !allow_false_negatives {
+        return Err(Failure::message(SKIPPED_RISK).in_file(path));
+    }
     let mut progress = Progress::start(source, !output.quiet);
     let (mut removed, mut missing) = (0u64, 0u64);
     source.for_each_block(hex, |block, bytes| {

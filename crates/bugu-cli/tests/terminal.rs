@@ -28,3 +28,14 @@ fn standard_input_shows_a_count_and_rate_then_the_summary() {
     assert!(shown.contains("/s"), "{shown}");
     assert!(shown.contains("added 6000, already present 0, repeated 0, at copy limit 0"), "{shown}");
 }
+
+#[test]
+fn a_long_file_shows_a_bar_then_the_save_as_its_own_step() {
+    let ws = Workspace::new();
+    // Past the 8 MB from which a bar is drawn.
+    let list = ws.list("list.txt", "user_", 0..1_000_000);
+    let f = ws.path("f.bugu");
+    let shown = at_terminal(&format!("{} build {} --input {}", bugu_path().display(), arg(&f), arg(&list)));
+    assert!(shown.contains(&format!("saving {}", arg(&f))), "{shown}");
+    assert!(shown.contains("added 1000000"), "{shown}");
+}

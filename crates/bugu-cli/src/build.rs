@@ -1,54 +1,15 @@
 //! `bugu build`: a new filter file from a list, sized from its line count. Lists are sets to
-//! their users, so a line repeated is stored once and counted as a repeat.
+//! their users, so a line repeated is stored once and counted as a repeat (`repeats.rs` finds
+//! them).
 
-use std::collections::HashSet;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::create::FilterOptions;
 use crate::error::{Failure, Status};
 use crate::input::Source;
+use crate::repeats::Repeats;
 use crate::update::{ItemOptions, insert_all};
-
-/// The full 64-bit hashes of the items seen so far. Two lines are the same key to the filter
-/// exactly when their hashes are equal (the filter stores nothing else of them), so this finds
-/// every repeat and never takes a different key for one. A fingerprint lookup would not do: a
-/// different key whose fingerprint is already there (a look-alike) would be skipped, and read
-/// absent once the look-alike is removed.
-pub(crate) struct Seen(HashSet<u64, BuildHasherDefault<Passthrough>>);
-
-impl Seen {
-    fn with_capacity(items: usize) -> Self {
-        Self(HashSet::with_capacity_and_hasher(items, BuildHasherDefault::default()))
-    }
-
-    /// Whether `hash` is seen for the first time (it is then remembered).
-    pub(crate) fn first(&mut self, hash: u64) -> bool {
-        self.0.insert(hash)
-    }
-}
-
-/// The keys are already uniform 64-bit hashes: a hasher that passes them through costs nothing.
-#[derive(Default)]
-pub(crate) struct Passthrough(u64);
-
-impl Hasher for Passthrough {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        // Only `write_u64` is used; any other input is folded in, to stay a correct hasher.
-        for &byte in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(byte);
-        }
-    }
-
-    fn write_u64(&mut self, value: u64) {
-        self.0 = value;
-    }
-}
 
 /// Builds a new filter file from a list, in one pass through the batched inserts; sized from
 /// the number of lines unless a capacity is given. An empty list makes a filter only of a
@@ -79,8 +40,8 @@ pub(crate) fn build(
             return Err(Failure::message("give --capacity when the list comes from standard input"));
         }
     };
-    let seen = Seen::with_capacity(lines.unwrap_or(capacity).min(capacity));
-    let status = insert_all(path, filter_options.build(capacity)?, &source, options, Some(seen))?;
+    let repeats = Repeats::new(lines.unwrap_or(capacity).min(capacity));
+    let status = insert_all(path, filter_options.build(capacity)?, &source, options, Some(repeats))?;
     if lines == Some(0) {
         options
             .output

@@ -146,6 +146,10 @@ impl Owned {
         }
     }
 
+    pub(crate) fn contains_hash_batch(&self, hashes: &[u64]) -> Vec<bool> {
+        on_filter!(self, filter => filter.contains_hash_batch(hashes))
+    }
+
     pub(crate) fn insert_unique_hash(&mut self, hash: u64) -> Result<bool, InsertError> {
         on_filter!(self, filter => filter.insert_unique_hash(hash))
     }

@@ -14,6 +14,7 @@ mod files;
 mod info;
 mod input;
 mod progress;
+mod repeats;
 mod report;
 mod update;
 

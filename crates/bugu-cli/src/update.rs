@@ -8,11 +8,11 @@ use std::path::Path;
 use bugu::InsertError;
 use serde_json::json;
 
-use crate::build::Seen;
 use crate::error::{Failure, Status};
 use crate::files::Owned;
 use crate::input::Source;
 use crate::progress::Progress;
+use crate::repeats::Repeats;
 use crate::report::{Done, Output};
 
 /// How items are read and added.
@@ -81,54 +81,74 @@ pub(crate) fn add(path: &Path, source: &Source, options: ItemOptions) -> Result<
 }
 
 /// Inserts every item of `source` into `filter`, then saves it to `path`; on a refusal other
-/// than an item's copy limit, fails without saving. With `seen`, an item whose full hash was
-/// seen before is a repeat and skipped. Plain inserts go through the pipelined batch; `--unique`
-/// ones one by one (each must see the items before it).
+/// than an item's copy limit, fails without saving. With `repeats`, an item whose full hash came
+/// before is a repeat and skipped. Plain inserts go through the pipelined batch; `--unique` ones
+/// one by one (each must see the items before it).
 pub(crate) fn insert_all(
     path: &Path,
     mut filter: Owned,
     source: &Source,
     options: ItemOptions,
-    mut seen: Option<Seen>,
+    mut repeats: Option<Repeats>,
 ) -> Result<Status, Failure> {
-    let output = options.output;
-    let mut progress = Progress::start(source, !output.quiet);
+    let mut progress = Progress::start(source, !options.output.quiet);
     let mut tally = Tally::default();
     source.for_each_block(options.hex, |block, bytes| {
-        let mut hashes = Vec::with_capacity(block.len());
-        let mut items = Vec::with_capacity(block.len());
-        for &(raw, item) in block {
-            let hash = filter.hash_of_bytes(item);
-            if seen.as_mut().is_none_or(|seen| seen.first(hash)) {
-                hashes.push(hash);
-                items.push(raw);
-            } else {
-                tally.repeated += 1;
+        let hashes: Vec<u64> = block.iter().map(|(_, item)| filter.hash_of_bytes(item)).collect();
+        match repeats.as_mut() {
+            Some(repeats) => {
+                let fresh = repeats.sift(&filter, &hashes, block);
+                insert_each(path, &mut filter, &fresh.hashes, &fresh.items, options, &mut tally)?;
             }
-        }
-        // Whether each item was added (`false`: --unique found it present), or why not.
-        let results: Vec<Result<bool, InsertError>> = if options.unique {
-            hashes.iter().map(|&hash| filter.insert_unique_hash(hash)).collect()
-        } else {
-            filter.insert_hash_batch(&hashes).into_iter().map(|result| result.map(|()| true)).collect()
-        };
-        for ((result, &hash), raw) in results.into_iter().zip(&hashes).zip(items) {
-            match result {
-                Ok(true) => tally.added += 1,
-                Ok(false) => tally.present += 1,
-                Err(InsertError::CopyLimit { copies }) => tally.copy_limit(path, output, hash, raw, copies),
-                Err(error) => return Err(refusal(path, &filter, error, raw, &tally)),
+            None => {
+                let items: Vec<&[u8]> = block.iter().map(|&(raw, _)| raw).collect();
+                insert_each(path, &mut filter, &hashes, &items, options, &mut tally)?;
             }
         }
         progress.advance(block.len(), bytes);
         Ok(())
     })?;
+    if let Some(repeats) = repeats.as_mut() {
+        let (hashes, held) = repeats.finish();
+        let items: Vec<&[u8]> = held.iter().map(Vec::as_slice).collect();
+        insert_each(path, &mut filter, &hashes, &items, options, &mut tally)?;
+        tally.repeated = repeats.found;
+    }
     progress.saving(path);
     filter.save(path)?;
     let (items, seconds) = progress.finish();
     let text = tally.text();
-    output.summary(Done { file: path, text: &text, items, seconds }, true, tally.json())?;
+    options.output.summary(Done { file: path, text: &text, items, seconds }, true, tally.json())?;
     Ok(if tally.at_limit == 0 { Status::All } else { Status::Some })
+}
+
+/// Inserts `hashes` (of the items `items`, for messages) and counts the outcomes; fails on a
+/// refusal other than an item's copy limit.
+fn insert_each(
+    path: &Path,
+    filter: &mut Owned,
+    hashes: &[u64],
+    items: &[&[u8]],
+    options: ItemOptions,
+    tally: &mut Tally,
+) -> Result<(), Failure> {
+    // Whether each item was added (`false`: --unique found it present), or why not.
+    let results: Vec<Result<bool, InsertError>> = if options.unique {
+        hashes.iter().map(|&hash| filter.insert_unique_hash(hash)).collect()
+    } else {
+        filter.insert_hash_batch(hashes).into_iter().map(|result| result.map(|()| true)).collect()
+    };
+    for ((result, &hash), &raw) in results.into_iter().zip(hashes).zip(items) {
+        match result {
+            Ok(true) => tally.added += 1,
+            Ok(false) => tally.present += 1,
+            Err(InsertError::CopyLimit { copies }) => {
+                tally.copy_limit(path, options.output, hash, raw, copies)
+            }
+            Err(error) => return Err(refusal(path, filter, error, raw, tally)),
+        }
+    }
+    Ok(())
 }
 
 /// The failure of an insert that the filter refused: nothing is saved.

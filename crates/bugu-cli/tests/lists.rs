@@ -48,6 +48,39 @@ fn build_stores_a_repeated_line_once_and_counts_the_repeats() {
 }
 
 #[test]
+fn repeats_are_found_across_blocks_and_look_alikes_are_all_stored() {
+    let ws = Workspace::new();
+    // More than one read block (1 MB) of distinct keys, one repeated right away, every seventh
+    // repeated at the end; eight-bit fingerprints make look-alikes common (about 3%).
+    let mut text = String::from("dup\ndup\n");
+    for i in 0..150_000 {
+        text += &format!("k{i}\n");
+    }
+    for i in (0..150_000).step_by(7) {
+        text += &format!("k{i}\n");
+    }
+    assert!(text.len() > 1 << 20);
+    let list = ws.file("list.txt", text.as_bytes());
+    let f = ws.path("f.bugu");
+    let output =
+        bugu().args(["build", arg(&f), "--input", arg(&list), "--bits", "8", "--json"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let built = json_of(&output.stdout);
+    assert_eq!(
+        (built["added"].as_u64(), built["repeated"].as_u64(), built["items"].as_u64()),
+        (Some(150_001), Some(21_429 + 1), Some(150_000 + 21_429 + 2)),
+        "{built}"
+    );
+    let info = json_of(&bugu().args(["info", arg(&f), "--json"]).output().unwrap().stdout);
+    assert_eq!(info["items"].as_u64(), Some(150_001));
+    bugu()
+        .args(["check", arg(&f), "--input", arg(&list), "--absent", "--count"])
+        .assert()
+        .code(0)
+        .stdout("0\n");
+}
+
+#[test]
 fn add_beyond_an_items_copy_limit_says_so_for_that_item_and_adds_the_others() {
     let ws = Workspace::new();
     let f = ws.path("f.bugu");

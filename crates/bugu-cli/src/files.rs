@@ -46,15 +46,15 @@ pub(crate) struct Lock {
 
 impl Lock {
     /// Waits for the lock on the file `path` names, saying so on standard error if it has to
-    /// wait, and returns it with the file open (at its start) for reading.
-    fn take(path: &Path) -> Result<Self, Failure> {
+    /// wait (and `announce`), and returns it with the file open (at its start) for reading.
+    fn take(path: &Path, announce: bool) -> Result<Self, Failure> {
         let mut said_waiting = false;
         loop {
             let file = open_file(path)?;
             match fs4::FileExt::try_lock(&file) {
                 Ok(()) => {}
                 Err(fs4::TryLockError::WouldBlock) => {
-                    if !said_waiting {
+                    if announce && !said_waiting {
                         eprintln!("bugu: waiting for lock on {}", path.display());
                         said_waiting = true;
                     }
@@ -103,10 +103,10 @@ impl Owned {
         Self::read(path, open_file(path)?)
     }
 
-    /// Takes the file's lock (waiting for it), then reads and checks the filter: the caller
-    /// changes it and saves it while holding the lock.
-    pub(crate) fn load_locked(path: &Path) -> Result<(Self, Lock), Failure> {
-        let lock = Lock::take(path)?;
+    /// Takes the file's lock (waiting for it, and saying so if `announce`), then reads and
+    /// checks the filter: the caller changes it and saves it while holding the lock.
+    pub(crate) fn load_locked(path: &Path, announce: bool) -> Result<(Self, Lock), Failure> {
+        let lock = Lock::take(path, announce)?;
         let filter = Self::read(path, &lock.file)?;
         Ok((filter, lock))
     }

@@ -76,7 +76,7 @@ impl Tally {
 
 /// Adds items to an existing filter file.
 pub(crate) fn add(path: &Path, source: &Source, options: ItemOptions) -> Result<Status, Failure> {
-    let (filter, _lock) = Owned::load_locked(path)?;
+    let (filter, _lock) = Owned::load_locked(path, !options.output.quiet)?;
     insert_all(path, filter, source, options, None)
 }
 
@@ -182,7 +182,7 @@ pub(crate) fn remove(
     allow_false_negatives: bool,
     output: Output,
 ) -> Result<Status, Failure> {
-    let (mut filter, _lock) = Owned::load_locked(path)?;
+    let (mut filter, _lock) = Owned::load_locked(path, !output.quiet)?;
     if filter.has_skipped_inserts() && !allow_false_negatives {
         return Err(Failure::message(SKIPPED_RISK).in_file(path));
     }

@@ -64,4 +64,16 @@ fn a_command_waits_for_the_lock_and_says_so() {
     assert!(output.status.success(), "{stderr}");
     assert!(stderr.starts_with(&format!("bugu: waiting for lock on {}\n", f.display())), "{stderr}");
     bugu().args(["check", arg(&f), "waiting-key"]).assert().code(0);
+
+    // With -q it waits without a word.
+    fs4::FileExt::lock(&held).unwrap();
+    let child = Command::new(bugu_path())
+        .args(["remove", arg(&f), "waiting-key", "-q"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    fs4::FileExt::unlock(&held).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!((output.status.code(), output.stderr.as_slice()), (Some(0), &b""[..]));
 }

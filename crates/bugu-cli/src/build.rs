@@ -41,8 +41,8 @@ pub(crate) fn build(
         }
     };
     let repeats = Repeats::new(lines.unwrap_or(capacity).min(capacity));
-    let status = insert_all(path, filter_options.build(capacity)?, &source, options, Some(repeats))?;
-    if lines == Some(0) {
+    let (status, items) = insert_all(path, filter_options.build(capacity)?, &source, options, Some(repeats))?;
+    if items == 0 {
         options
             .output
             .note(path, &format!("the list is empty: an empty filter for --capacity {capacity} items"));

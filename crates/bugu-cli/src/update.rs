@@ -77,20 +77,20 @@ impl Tally {
 /// Adds items to an existing filter file.
 pub(crate) fn add(path: &Path, source: &Source, options: ItemOptions) -> Result<Status, Failure> {
     let (filter, _lock) = Owned::load_locked(path, !options.output.quiet)?;
-    insert_all(path, filter, source, options, None)
+    insert_all(path, filter, source, options, None).map(|(status, _)| status)
 }
 
 /// Inserts every item of `source` into `filter`, then saves it to `path`; on a refusal other
 /// than an item's copy limit, fails without saving. With `repeats`, an item whose full hash came
 /// before is a repeat and skipped. Plain inserts go through the pipelined batch; `--unique` ones
-/// one by one (each must see the items before it).
+/// one by one (each must see the items before it). Returns the status and the items read.
 pub(crate) fn insert_all(
     path: &Path,
     mut filter: Owned,
     source: &Source,
     options: ItemOptions,
     mut repeats: Option<Repeats>,
-) -> Result<Status, Failure> {
+) -> Result<(Status, u64), Failure> {
     let mut progress = Progress::start(source, !options.output.quiet);
     let mut tally = Tally::default();
     source.for_each_block(options.hex, |block, bytes| {
@@ -119,7 +119,7 @@ pub(crate) fn insert_all(
     let (items, seconds) = progress.finish();
     let text = tally.text();
     options.output.summary(Done { file: path, text: &text, items, seconds }, true, tally.json())?;
-    Ok(if tally.at_limit == 0 { Status::All } else { Status::Some })
+    Ok((if tally.at_limit == 0 { Status::All } else { Status::Some }, items))
 }
 
 /// Inserts `hashes` (of the items `items`, for messages) and counts the outcomes; fails on a

@@ -121,6 +121,12 @@ fn an_empty_list_is_refused_unless_a_capacity_is_given() {
     assert!(stderr.contains("the list is empty: an empty filter for --capacity 5000 items"), "{stderr}");
     let info = json_of(&bugu().args(["info", arg(&f), "--json"]).output().unwrap().stdout);
     assert_eq!((info["items"].as_u64(), info["capacity"].as_u64()), (Some(0), Some(5000)));
+    // Standard input, empty: the same note.
+    let g = ws.path("g.bugu");
+    let output = bugu().args(["build", arg(&g), "--capacity", "70"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("the list is empty: an empty filter for --capacity 70 items"), "{stderr}");
 }
 
 #[test]

@@ -6,10 +6,13 @@
 use std::io::{BufWriter, IsTerminal, Write};
 use std::path::Path;
 
+use serde_json::json;
+
 use crate::error::{Failure, Status};
 use crate::files::Mapped;
 use crate::input::Source;
 use crate::progress::Progress;
+use crate::report::{Done, Output};
 
 /// What `check` prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,12 +28,16 @@ pub(crate) fn check(
     source: &Source,
     show: Show,
     hex: bool,
-    quiet: bool,
+    output: Output,
 ) -> Result<Status, Failure> {
     let mapped = Mapped::open(path)?;
     let filter = mapped.query();
-    let summary = !quiet && std::io::stderr().is_terminal();
-    let mut progress = Progress::start(source, summary);
+    // The summary line goes with the bar, to a person at a terminal: a pipe gets the items alone.
+    let terminal = std::io::stderr().is_terminal();
+    let mut progress = Progress::start(source, !output.quiet);
+    // The items shown: printed one per line, or gathered for the JSON result.
+    let lines = !show.count && output.for_person();
+    let mut gathered = Vec::new();
     let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let (mut present, mut absent) = (0u64, 0u64);
     source.for_each_block(hex, |block, bytes| {
@@ -41,17 +48,28 @@ pub(crate) fn check(
             } else {
                 absent += 1;
             }
-            if found != show.absent && !show.count {
-                out.write_all(raw).and_then(|()| out.write_all(b"\n")).map_err(Failure::output)?;
+            if found != show.absent {
+                if lines {
+                    out.write_all(raw).and_then(|()| out.write_all(b"\n")).map_err(Failure::output)?;
+                } else if output.json && !show.count {
+                    gathered.push(String::from_utf8_lossy(raw).into_owned());
+                }
             }
         }
         progress.advance(block.len(), bytes);
         Ok(())
     })?;
-    if show.count {
+    if show.count && output.for_person() {
         writeln!(out, "{}", if show.absent { absent } else { present }).map_err(Failure::output)?;
     }
     out.flush().map_err(Failure::output)?;
-    progress.finish(&format!("checked {}: {present} may be present, {absent} absent", present + absent));
+    drop(out);
+    let (items, seconds) = progress.finish();
+    let text = format!("checked {}: {present} may be present, {absent} absent", present + absent);
+    let mut fields = json!({ "may_be_present": present, "absent": absent });
+    if !show.count {
+        fields[if show.absent { "absent_items" } else { "present_items" }] = json!(gathered);
+    }
+    output.summary(Done { file: path, text: &text, items, seconds }, terminal, fields)?;
     Ok(if absent == 0 { Status::All } else { Status::Some })
 }

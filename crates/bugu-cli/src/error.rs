@@ -30,6 +30,11 @@ impl Failure {
     /// An I/O error on a file, in words (no error codes).
     pub(crate) fn io(path: &Path, error: &io::Error) -> Self {
         let what = match error.kind() {
+            io::ErrorKind::IsADirectory => {
+                return Self::message(format!("{} is a directory", path.display()));
+            }
+            // The library's own errors explain themselves (a read-only file it will not replace).
+            _ if error.get_ref().is_some() => error.to_string(),
             io::ErrorKind::NotFound => "no such file".to_string(),
             io::ErrorKind::PermissionDenied => "permission denied".to_string(),
             io::ErrorKind::AlreadyExists => "already exists (use --force to replace it)".to_string(),

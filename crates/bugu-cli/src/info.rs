@@ -10,17 +10,27 @@ use serde_json::{Value, json};
 
 use crate::error::{Failure, Status, print};
 use crate::files::Owned;
+use crate::report::Output;
 
-pub(crate) fn info(path: &Path, as_json: bool) -> Result<Status, Failure> {
+/// Prints a filter's parameters and statistics; with `-q` only checks the file (exit 0 if it is a
+/// sound filter).
+pub(crate) fn info(path: &Path, output: Output) -> Result<Status, Failure> {
     let filter = Owned::load(path)?;
+    if output.quiet {
+        return Ok(Status::All);
+    }
     let file_bytes = std::fs::metadata(path).map_err(|error| Failure::io(path, &error))?.len();
     let report = describe(&filter, path, file_bytes);
-    let output = match as_json {
-        true => serde_json::to_string_pretty(&report).expect("a JSON value serializes") + "\n",
+    let text = match output.json {
+        true => to_json(&report)? + "\n",
         false => text(&report, &filter),
     };
-    print(&output)?;
+    print(&text)?;
     Ok(Status::All)
+}
+
+fn to_json(value: &Value) -> Result<String, Failure> {
+    serde_json::to_string_pretty(value).map_err(|error| Failure::message(error.to_string()))
 }
 
 /// The parameters and statistics of one table.
@@ -86,7 +96,22 @@ fn text(report: &Value, filter: &Owned) -> String {
     let kind =
         if let Owned::Growable(_) = filter { "growable cuckoo filter" } else { "cuckoo filter (fixed size)" };
     out += &format!("kind:                {kind}\n");
-    out += &format!("items:               {} of capacity {}\n", report["items"], report["capacity"]);
+    out += &match filter {
+        Owned::Fixed(_) => {
+            format!("items:               {} of capacity {}\n", report["items"], report["capacity"])
+        }
+        // Its levels may each hold a little more than their capacity, and it grows when they
+        // are full: the capacity is where it next grows, not a limit.
+        Owned::Growable(growable) => format!(
+            "items:               {}; current capacity {} (it grows when full), {}\n",
+            report["items"],
+            report["capacity"],
+            match growable.max_capacity() {
+                Some(max) => format!("maximum {max} items"),
+                None => "no maximum".to_string(),
+            }
+        ),
+    };
     out += &format!(
         "memory:              {} bytes, {:.2} bits per item\n",
         report["memory_bytes"],
@@ -108,11 +133,7 @@ fn text(report: &Value, filter: &Owned) -> String {
         Owned::Fixed(filter) => out += &filter.stats().to_string(),
         Owned::Growable(growable) => {
             out += &format!("target rate:         {} at every size\n", percent("target_false_positive_rate"));
-            out += &format!("growth:              x{} per level", growable.growth_factor());
-            out += &match growable.max_capacity() {
-                Some(max) => format!(", at most {max} items\n"),
-                None => "\n".to_string(),
-            };
+            out += &format!("growth:              x{} per level\n", growable.growth_factor());
             for (index, stats) in growable.stats().iter().enumerate() {
                 out += &level_line(index, stats);
             }
@@ -145,8 +166,14 @@ pub(crate) fn parse_range(text: &str) -> Result<Range<usize>, String> {
     if start < end { Ok(start..end) } else { Err(format!("empty bucket range {text:?}")) }
 }
 
-/// Prints the buckets in `range` of a filter (of level `level` for a growable one).
-pub(crate) fn dump(path: &Path, range: Range<usize>, level: usize) -> Result<Status, Failure> {
+/// Prints the buckets in `range` of a filter (of level `level` for a growable one), as lines or
+/// as a JSON array of `{"index", "slots"}` (an empty slot is 0).
+pub(crate) fn dump(
+    path: &Path,
+    range: Range<usize>,
+    level: usize,
+    output: Output,
+) -> Result<Status, Failure> {
     let filter = Owned::load(path)?;
     let table = match &filter {
         Owned::Fixed(filter) if level == 0 => filter,
@@ -169,6 +196,16 @@ pub(crate) fn dump(path: &Path, range: Range<usize>, level: usize) -> Result<Sta
             table.bucket_count(),
             table.bucket_count()
         )));
+    }
+    if output.quiet {
+        return Ok(Status::All);
+    }
+    if output.json {
+        let buckets: Vec<Value> = table
+            .buckets(range)
+            .map(|bucket| json!({ "index": bucket.index, "slots": bucket.slots }))
+            .collect();
+        return print(&(to_json(&Value::Array(buckets))? + "\n")).map(|()| Status::All);
     }
     let mut out = BufWriter::new(std::io::stdout().lock());
     for bucket in table.buckets(range) {

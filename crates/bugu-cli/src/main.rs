@@ -1,12 +1,12 @@
 //! `bugu`: build, query, inspect and compare cuckoo filters from a terminal and from scripts.
 //!
 //! A thin shell over the library. Items are lines (raw bytes; `--hex` for binary keys) from the
-//! arguments, `--input FILE` or standard input. Exit status, as `grep`'s: 0 when every item was
-//! found (or applied), 1 when some was absent (`check`) or not found (`remove`), 2 on an error —
-//! reported as one line on standard error. A command that changes a file saves it atomically, and
-//! only if every item was applied.
+//! arguments, `--input FILE` or standard input. Exit status, as `grep`'s ([`EXIT_STATUS`]). A
+//! command that changes a file holds its lock from the read to the save, and saves it atomically;
+//! an error saves nothing.
 
 mod bench;
+mod build;
 mod check;
 mod create;
 mod error;
@@ -14,6 +14,8 @@ mod files;
 mod info;
 mod input;
 mod progress;
+mod repeats;
+mod report;
 mod update;
 
 use std::ffi::OsString;
@@ -25,13 +27,25 @@ use clap::{Args, Parser, Subcommand};
 use crate::create::FilterOptions;
 use crate::error::{Failure, Status};
 use crate::input::Source;
+use crate::report::Output;
 use crate::update::ItemOptions;
+
+/// The exit codes, as `grep`'s, shown by `--help`.
+const EXIT_STATUS: &str = "\
+Exit status (as grep's):
+  0  success: every item may be present (check), was removed (remove), was added (add, build)
+  1  check: some item is absent; remove: some item was not found; add, build: some item was
+     already stored as often as one item can be and was not added (it reads present)
+  2  an error, reported in one line on standard error; a command that changes a file then
+     leaves it as it was (remove refuses so a filter that skipped --unique inserts, unless
+     --allow-false-negatives)";
 
 #[derive(Debug, Parser)]
 #[command(
     name = "bugu",
     version,
-    about = "Cuckoo filters from the command line: build, query, inspect, compare."
+    about = "Cuckoo filters from the command line: build, query, inspect, compare.",
+    after_help = EXIT_STATUS
 )]
 struct Cli {
     #[command(subcommand)]
@@ -73,21 +87,28 @@ enum Command {
         file: PathBuf,
         #[command(flatten)]
         items: Items,
-        /// Add an item only if it is not already (probably) present.
+        /// Add an item only if it is not already (probably) present. A look-alike may be taken
+        /// for it; the filter then records the skip, and `remove` refuses it (see remove --help).
         #[arg(short, long)]
         unique: bool,
-        /// No summary line.
-        #[arg(short, long)]
-        quiet: bool,
+        #[command(flatten)]
+        output: Output,
     },
     /// Remove one copy of each item (only remove items you added).
+    ///
+    /// A filter that took `--unique` inserts may have skipped an item because another item with
+    /// the same fingerprint was there; removing that other item makes the skipped one read
+    /// absent, a false negative. `remove` refuses such a filter unless --allow-false-negatives.
     Remove {
         file: PathBuf,
         #[command(flatten)]
         items: Items,
-        /// No summary line.
-        #[arg(short, long)]
-        quiet: bool,
+        /// Remove from a filter that skipped --unique inserts, accepting that items it skipped
+        /// may then read absent (false negatives).
+        #[arg(long)]
+        allow_false_negatives: bool,
+        #[command(flatten)]
+        output: Output,
     },
     /// Print the items that may be in the filter (exit 1 if some is absent).
     Check {
@@ -100,11 +121,11 @@ enum Command {
         /// Print only how many items would be printed.
         #[arg(short, long)]
         count: bool,
-        /// No summary line (printed only when standard error is a terminal).
-        #[arg(short, long)]
-        quiet: bool,
+        #[command(flatten)]
+        output: Output,
     },
-    /// Build a filter file from a list, one item per line, sized from its line count.
+    /// Build a filter file from a list, one item per line, sized from its line count; a repeated
+    /// line is stored once.
     Build {
         file: PathBuf,
         /// The list (`-` or none: standard input, which needs --capacity).
@@ -118,19 +139,18 @@ enum Command {
         /// Items are hex-encoded bytes.
         #[arg(long)]
         hex: bool,
-        /// Add an item only if it is not already (probably) present.
+        /// Add an item only if it is not already (probably) present. A look-alike may be taken
+        /// for it; the filter then records the skip, and `remove` refuses it (see remove --help).
         #[arg(short, long)]
         unique: bool,
-        /// No summary line.
-        #[arg(short, long)]
-        quiet: bool,
+        #[command(flatten)]
+        output: Output,
     },
     /// Print a filter's parameters and statistics.
     Info {
         file: PathBuf,
-        /// As JSON.
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        output: Output,
     },
     /// Print the contents of a range of buckets.
     Dump {
@@ -141,6 +161,8 @@ enum Command {
         /// The level of a growable filter.
         #[arg(long, default_value_t = 0)]
         level: usize,
+        #[command(flatten)]
+        output: Output,
     },
     /// Measure bugu against a Bloom filter on this machine: memory, insert, query, false positives.
     Bench {
@@ -156,6 +178,8 @@ enum Command {
         /// Also draw the lookup times as an SVG chart.
         #[arg(long)]
         plot: Option<PathBuf>,
+        #[command(flatten)]
+        output: Output,
     },
 }
 
@@ -167,24 +191,26 @@ fn parse_count(text: &str) -> Result<usize, String> {
 fn run(command: Command) -> Result<Status, Failure> {
     match command {
         Command::Create { file, capacity, filter } => create::create(&file, capacity, &filter),
-        Command::Add { file, items, unique, quiet } => {
+        Command::Add { file, items, unique, output } => {
             let hex = items.hex;
-            update::add(&file, &items.source()?, ItemOptions { unique, hex, quiet })
+            update::add(&file, &items.source()?, ItemOptions { unique, hex, output })
         }
-        Command::Remove { file, items, quiet } => {
+        Command::Remove { file, items, allow_false_negatives, output } => {
             let hex = items.hex;
-            update::remove(&file, &items.source()?, hex, quiet)
+            update::remove(&file, &items.source()?, hex, allow_false_negatives, output)
         }
-        Command::Check { file, items, absent, count, quiet } => {
+        Command::Check { file, items, absent, count, output } => {
             let hex = items.hex;
-            check::check(&file, &items.source()?, check::Show { absent, count }, hex, quiet)
+            check::check(&file, &items.source()?, check::Show { absent, count }, hex, output)
         }
-        Command::Build { file, input, capacity, filter, hex, unique, quiet } => {
-            update::build(&file, input, capacity, &filter, ItemOptions { unique, hex, quiet })
+        Command::Build { file, input, capacity, filter, hex, unique, output } => {
+            build::build(&file, input, capacity, &filter, ItemOptions { unique, hex, output })
         }
-        Command::Info { file, json } => info::info(&file, json),
-        Command::Dump { file, buckets, level } => info::dump(&file, buckets, level),
-        Command::Bench { sizes, fpr, repeats, plot } => bench::bench(sizes, fpr, repeats, plot.as_deref()),
+        Command::Info { file, output } => info::info(&file, output),
+        Command::Dump { file, buckets, level, output } => info::dump(&file, buckets, level, output),
+        Command::Bench { sizes, fpr, repeats, plot, output } => {
+            bench::bench(sizes, fpr, repeats, plot.as_deref(), output)
+        }
     }
 }
 

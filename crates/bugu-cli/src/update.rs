@@ -1,17 +1,19 @@
-//! `bugu add`, `bugu remove` and `bugu build`: commands that change a filter file. Each reads
-//! the items, applies them to the filter in memory, and saves the file atomically only if every
-//! item was applied: a failed command leaves the file exactly as it was.
+//! `bugu add` and `bugu remove`: commands that change a filter file, holding its lock from the
+//! read to the save. Each reads the items, applies them to the filter in memory, and saves the
+//! file atomically; an error (a full filter) saves nothing, leaving the file exactly as it was.
 
-use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::collections::HashSet;
+use std::path::Path;
 
 use bugu::InsertError;
+use serde_json::json;
 
-use crate::create::FilterOptions;
 use crate::error::{Failure, Status};
 use crate::files::Owned;
 use crate::input::Source;
 use crate::progress::Progress;
+use crate::repeats::Repeats;
+use crate::report::{Done, Output};
 
 /// How items are read and added.
 #[derive(Debug, Clone, Copy)]
@@ -20,83 +22,171 @@ pub(crate) struct ItemOptions {
     pub(crate) unique: bool,
     /// Items are hex-encoded.
     pub(crate) hex: bool,
-    /// No summary line.
-    pub(crate) quiet: bool,
+    pub(crate) output: Output,
 }
 
-/// Counts of what a command did.
+/// Counts of what an insert did.
 #[derive(Debug, Default)]
 struct Tally {
     added: u64,
+    /// `--unique`: items skipped because their fingerprint was already there.
     present: u64,
+    /// `build`: lines whose key an earlier line already gave.
+    repeated: u64,
+    /// Items not added because their buckets already hold the most copies allowed.
+    at_limit: u64,
+    /// Those items, each named once, for the report.
+    at_limit_items: Vec<String>,
+    /// Their hashes, to name each once.
+    at_limit_hashes: HashSet<u64>,
 }
 
 impl Tally {
-    fn summary(&self) -> String {
-        format!("added {}, already present {}, failed 0", self.added, self.present)
+    fn text(&self) -> String {
+        format!(
+            "added {}, already present {}, repeated {}, at copy limit {}",
+            self.added, self.present, self.repeated, self.at_limit
+        )
+    }
+
+    fn json(&self) -> serde_json::Value {
+        json!({
+            "added": self.added,
+            "already_present": self.present,
+            "repeated": self.repeated,
+            "at_copy_limit": self.at_limit,
+            "at_copy_limit_items": self.at_limit_items,
+        })
+    }
+
+    /// An item whose buckets hold nothing but its copies: it reads present, but this copy was
+    /// not added. Said once per item; the other items go on.
+    fn copy_limit(&mut self, path: &Path, output: Output, hash: u64, item: &[u8], copies: usize) {
+        self.at_limit += 1;
+        if self.at_limit_hashes.insert(hash) {
+            let item = String::from_utf8_lossy(item).into_owned();
+            output.note(
+                path,
+                &format!("{item:?} is already stored {copies} times, the most one item can be; not added (it still reads present)"),
+            );
+            self.at_limit_items.push(item);
+        }
     }
 }
 
 /// Adds items to an existing filter file.
 pub(crate) fn add(path: &Path, source: &Source, options: ItemOptions) -> Result<Status, Failure> {
-    insert_all(path, Owned::load(path)?, source, options)
+    let (filter, _lock) = Owned::load_locked(path, !options.output.quiet)?;
+    insert_all(path, filter, source, options, None).map(|(status, _)| status)
 }
 
-/// Inserts every item of `source` into `filter`, then saves it to `path`; on the first refusal,
-/// fails without saving. Plain inserts go through the pipelined batch; `--unique` ones one by one
-/// (each must see the items before it).
-fn insert_all(
+/// Inserts every item of `source` into `filter`, then saves it to `path`; on a refusal other
+/// than an item's copy limit, fails without saving. With `repeats`, an item whose full hash came
+/// before is a repeat and skipped. Plain inserts go through the pipelined batch; `--unique` ones
+/// one by one (each must see the items before it). Returns the status and the items read.
+pub(crate) fn insert_all(
     path: &Path,
     mut filter: Owned,
     source: &Source,
     options: ItemOptions,
-) -> Result<Status, Failure> {
-    let mut progress = Progress::start(source, !options.quiet);
+    mut repeats: Option<Repeats>,
+) -> Result<(Status, u64), Failure> {
+    let mut progress = Progress::start(source, !options.output.quiet);
     let mut tally = Tally::default();
     source.for_each_block(options.hex, |block, bytes| {
         let hashes: Vec<u64> = block.iter().map(|(_, item)| filter.hash_of_bytes(item)).collect();
-        if options.unique {
-            for (&hash, (raw, _)) in hashes.iter().zip(block) {
-                match filter.insert_unique_hash(hash) {
-                    Ok(true) => tally.added += 1,
-                    Ok(false) => tally.present += 1,
-                    Err(error) => return Err(refusal(path, error, raw, &tally)),
-                }
+        match repeats.as_mut() {
+            Some(repeats) => {
+                let fresh = repeats.sift(&filter, &hashes, block);
+                insert_each(path, &mut filter, &fresh.hashes, &fresh.items, options, &mut tally)?;
             }
-        } else {
-            for (result, (raw, _)) in filter.insert_hash_batch(&hashes).into_iter().zip(block) {
-                result.map_err(|error| refusal(path, error, raw, &tally))?;
-                tally.added += 1;
+            None => {
+                let items: Vec<&[u8]> = block.iter().map(|&(raw, _)| raw).collect();
+                insert_each(path, &mut filter, &hashes, &items, options, &mut tally)?;
             }
         }
         progress.advance(block.len(), bytes);
         Ok(())
     })?;
+    if let Some(repeats) = repeats.as_mut() {
+        let (hashes, held) = repeats.finish();
+        let items: Vec<&[u8]> = held.iter().map(Vec::as_slice).collect();
+        insert_each(path, &mut filter, &hashes, &items, options, &mut tally)?;
+        tally.repeated = repeats.found;
+    }
+    progress.saving(path);
     filter.save(path)?;
-    progress.finish(&tally.summary());
-    Ok(Status::All)
+    let (items, seconds) = progress.finish();
+    let text = tally.text();
+    options.output.summary(Done { file: path, text: &text, items, seconds }, true, tally.json())?;
+    Ok((if tally.at_limit == 0 { Status::All } else { Status::Some }, items))
+}
+
+/// Inserts `hashes` (of the items `items`, for messages) and counts the outcomes; fails on a
+/// refusal other than an item's copy limit.
+fn insert_each(
+    path: &Path,
+    filter: &mut Owned,
+    hashes: &[u64],
+    items: &[&[u8]],
+    options: ItemOptions,
+    tally: &mut Tally,
+) -> Result<(), Failure> {
+    // Whether each item was added (`false`: --unique found it present), or why not.
+    let results: Vec<Result<bool, InsertError>> = if options.unique {
+        hashes.iter().map(|&hash| filter.insert_unique_hash(hash)).collect()
+    } else {
+        filter.insert_hash_batch(hashes).into_iter().map(|result| result.map(|()| true)).collect()
+    };
+    for ((result, &hash), &raw) in results.into_iter().zip(hashes).zip(items) {
+        match result {
+            Ok(true) => tally.added += 1,
+            Ok(false) => tally.present += 1,
+            Err(InsertError::CopyLimit { copies }) => {
+                tally.copy_limit(path, options.output, hash, raw, copies)
+            }
+            Err(error) => return Err(refusal(path, filter, error, raw, tally)),
+        }
+    }
+    Ok(())
 }
 
 /// The failure of an insert that the filter refused: nothing is saved.
-fn refusal(path: &Path, error: InsertError, item: &[u8], tally: &Tally) -> Failure {
+fn refusal(path: &Path, filter: &Owned, error: InsertError, item: &[u8], tally: &Tally) -> Failure {
     let item = String::from_utf8_lossy(item);
-    let what = match error {
-        InsertError::Full => format!(
+    let what = match (error, filter.max_capacity()) {
+        (InsertError::Full, Some(max)) => format!(
+            "the filter reached its maximum of {max} items (--max-capacity) at {item:?}; nothing was saved (build a new filter with a larger --max-capacity, or none)"
+        ),
+        (InsertError::Full, None) => format!(
             "the filter is full after {} new items, at {item:?}; nothing was saved (use a larger --capacity, or --growable)",
             tally.added
         ),
-        InsertError::CopyLimit { copies } => format!(
-            "{item:?} is already stored {copies} times, the most one item can be; nothing was saved (use --unique to add items once)"
-        ),
-        other => format!("{other}; nothing was saved"),
+        (other, _) => format!("{other}; nothing was saved"),
     };
     Failure::message(what).in_file(path)
 }
 
-/// Removes one copy of each item; exit status 1 if some item was not found.
-pub(crate) fn remove(path: &Path, source: &Source, hex: bool, quiet: bool) -> Result<Status, Failure> {
-    let mut filter = Owned::load(path)?;
-    let mut progress = Progress::start(source, !quiet);
+/// Why `remove` refuses a filter that skipped add-if-absent inserts.
+const SKIPPED_RISK: &str = "refusing to remove: this filter skipped add-if-absent (--unique) inserts \
+    of items whose fingerprint it already held, possibly another item's; removing that other item \
+    would make the skipped ones read absent (false negatives). Nothing was changed; pass \
+    --allow-false-negatives to remove anyway, or rebuild the filter without --unique";
+
+/// Removes one copy of each item; exit status 1 if some item was not found. A filter that
+/// skipped add-if-absent inserts is refused unless `allow_false_negatives`.
+pub(crate) fn remove(
+    path: &Path,
+    source: &Source,
+    hex: bool,
+    allow_false_negatives: bool,
+    output: Output,
+) -> Result<Status, Failure> {
+    let (mut filter, _lock) = Owned::load_locked(path, !output.quiet)?;
+    if filter.has_skipped_inserts() && !allow_false_negatives {
+        return Err(Failure::message(SKIPPED_RISK).in_file(path));
+    }
+    let mut progress = Progress::start(source, !output.quiet);
     let (mut removed, mut missing) = (0u64, 0u64);
     source.for_each_block(hex, |block, bytes| {
         for (_, item) in block {
@@ -111,45 +201,12 @@ pub(crate) fn remove(path: &Path, source: &Source, hex: bool, quiet: bool) -> Re
         Ok(())
     })?;
     if removed > 0 {
+        progress.saving(path);
         filter.save(path)?;
     }
-    progress.finish(&format!("removed {removed}, not found {missing}"));
+    let (items, seconds) = progress.finish();
+    let text = format!("removed {removed}, not found {missing}");
+    let fields = json!({ "removed": removed, "not_found": missing });
+    output.summary(Done { file: path, text: &text, items, seconds }, true, fields)?;
     Ok(if missing == 0 { Status::All } else { Status::Some })
-}
-
-/// Builds a new filter file from a list, in one pass through the batched inserts; sized from
-/// the number of lines unless a capacity is given.
-pub(crate) fn build(
-    path: &Path,
-    input: Option<PathBuf>,
-    capacity: Option<usize>,
-    filter_options: &FilterOptions,
-    options: ItemOptions,
-) -> Result<Status, Failure> {
-    filter_options.check_target(path)?;
-    let source = Source::new(Vec::new(), input)?;
-    let capacity = match (capacity, &source) {
-        (Some(capacity), _) => capacity,
-        (None, Source::File(list)) => count_lines(list)?.max(1),
-        (None, _) => return Err(Failure::message("give --capacity when the list comes from standard input")),
-    };
-    insert_all(path, filter_options.build(capacity)?, &source, options)
-}
-
-/// Lines in a file: newlines, plus a last line without one.
-fn count_lines(path: &Path) -> Result<usize, Failure> {
-    let mut file = std::fs::File::open(path).map_err(|error| Failure::io(path, &error))?;
-    let mut buffer = vec![0u8; 1 << 20];
-    let (mut lines, mut last) = (0, b'\n');
-    loop {
-        let read = match file.read(&mut buffer) {
-            Ok(0) => break,
-            Ok(read) => read,
-            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(error) => return Err(Failure::io(path, &error)),
-        };
-        lines += memchr::memchr_iter(b'\n', &buffer[..read]).count();
-        last = buffer[read - 1];
-    }
-    Ok(lines + usize::from(last != b'\n'))
 }

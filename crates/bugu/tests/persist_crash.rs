@@ -114,13 +114,16 @@ fn saves_survive_being_killed() {
         check("after the kill");
     }
     assert!(seen[0] > 0 && seen[1] > 0, "only one filter was ever seen: {seen:?} (seed {seed})");
-    // Whatever a kill left behind is a temporary file, never the destination's name.
-    for entry in std::fs::read_dir(&dir).unwrap() {
-        let name = entry.unwrap().file_name().into_string().unwrap();
-        assert!(
-            name == "filter.bugu" || (name.starts_with(".filter.bugu.") && name.ends_with(".tmp")),
-            "{name}"
-        );
+    // Whatever a kill left behind is a temporary file, never the destination's name...
+    let names = || -> Vec<String> {
+        let entries = std::fs::read_dir(&dir).unwrap();
+        entries.map(|entry| entry.unwrap().file_name().into_string().unwrap()).collect()
+    };
+    for name in names() {
+        assert!(name == "filter.bugu" || name.starts_with(".filter.bugu.bugu-tmp-"), "{name}");
     }
+    // ...and the next save of the same file removes it.
+    filters()[0].save(&path).unwrap();
+    assert_eq!(names(), ["filter.bugu"]);
     std::fs::remove_dir_all(&dir).unwrap();
 }

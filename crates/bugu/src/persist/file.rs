@@ -4,70 +4,47 @@
 //! A reader of the destination, or a process that crashes and restarts, sees either the old
 //! complete file or the new complete file, never a mix: `rename` replaces the name atomically,
 //! and the data is on disk before the name points to it. A crash can leave a temporary file
-//! (`.NAME.PID.N.tmp`) behind, which is never mistaken for the filter.
+//! (`.NAME.bugu-tmp-PID-N`) behind, which is never mistaken for the filter and which the next
+//! save of the same file removes. What a save keeps of the old file (its links, permissions and
+//! owner) and what it refuses to replace is in `file/target.rs`.
 
-use std::ffi::OsString;
-use std::fs::{self, File, OpenOptions};
+mod target;
+
+use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Write};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::path::Path;
 
 use crate::filter::{CuckooFilter, CuckooFilterIn};
 
 use super::error::PersistError;
 use super::reader::read_cuckoo;
+use target::Destination;
 
 /// Buffer size for file writes and reads.
 const BUFFER: usize = 1 << 16;
 
-/// Replaces `path` atomically with what `write` writes: a temporary file in the same directory
-/// is written, synced, renamed over `path`, and the directory synced (on Unix). On error the
-/// temporary file is removed and `path` is untouched.
+/// Replaces the file `path` names (through any symbolic links) atomically with what `write`
+/// writes: a temporary file in the same directory is written, given the old file's permissions
+/// and owner, synced, renamed over it, and the directory synced (on Unix). Temporary files that
+/// killed saves of the same file left behind are removed first. On error the temporary file is
+/// removed and the destination is untouched; a directory, a special file or a read-only file is
+/// refused before anything is written.
 pub(crate) fn save_atomically(
     path: &Path,
-    write: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>,
+    write: impl FnOnce(&mut BufWriter<&mut File>) -> io::Result<()>,
 ) -> io::Result<()> {
-    let dir = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
-    let name = path
-        .file_name()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "the path names no file"))?;
-    let (temp_path, file) = create_temp(dir, name)?;
-    let written = (|| {
-        let mut writer = BufWriter::with_capacity(BUFFER, file);
+    let destination = Destination::of(path)?;
+    destination.remove_stale_temps();
+    let mut temp = destination.create_temp()?;
+    {
+        let mut writer = BufWriter::with_capacity(BUFFER, &mut temp.file);
         write(&mut writer)?;
         writer.flush()?;
-        let file = writer.into_inner().map_err(io::IntoInnerError::into_error)?;
-        file.sync_all()?;
-        drop(file);
-        fs::rename(&temp_path, path)
-    })();
-    if let Err(e) = written {
-        let _ = fs::remove_file(&temp_path);
-        return Err(e);
     }
-    sync_dir(dir)
-}
-
-/// Creates a new temporary file next to the destination.
-fn create_temp(dir: &Path, name: &std::ffi::OsStr) -> io::Result<(PathBuf, File)> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    // Keep the name short enough for any file system (255 bytes), whatever the destination's.
-    let stem: String = name.to_string_lossy().chars().take(100).collect();
-    loop {
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let mut temp_name = OsString::from(".");
-        temp_name.push(format!("{stem}.{}.{n}.tmp", std::process::id()));
-        let temp_path = dir.join(temp_name);
-        match OpenOptions::new().write(true).create_new(true).open(&temp_path) {
-            Ok(file) => return Ok((temp_path, file)),
-            // Left by a crashed process that had our id: take the next number.
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e),
-        }
-    }
+    destination.carry_over(&temp.file)?;
+    temp.file.sync_all()?;
+    temp.persist(&destination.path)?;
+    sync_dir(&destination.dir)
 }
 
 /// Makes the rename durable: on Unix a directory's entries are flushed with it.
@@ -94,9 +71,21 @@ impl<S: AsRef<[u8]>> CuckooFilterIn<S> {
     /// a crash, a full disk, a concurrent reader — `path` holds either its old content or the
     /// whole new filter, never part of it. An error before the rename leaves `path` untouched
     /// and removes the temporary file; an error flushing the directory after it is reported
-    /// too (the new filter is in place, but the rename may not survive a power loss). The new
-    /// file has default permissions. A [`CuckooView`](crate::CuckooView) saves the filter it
-    /// reads (a copy of a memory-mapped file, say).
+    /// too (the new filter is in place, but the rename may not survive a power loss). A
+    /// [`CuckooView`](crate::CuckooView) saves the filter it reads (a copy of a memory-mapped
+    /// file, say).
+    ///
+    /// The save respects the file it replaces: a symbolic link is followed and its target
+    /// replaced (the link stays a link); the new file gets the old one's permissions, and its
+    /// owner and group where the process may set them (a new file gets the default
+    /// permissions). It refuses, with the destination untouched, a directory
+    /// ([`io::ErrorKind::IsADirectory`]), a special file ([`io::ErrorKind::InvalidInput`]) and a
+    /// read-only file ([`io::ErrorKind::PermissionDenied`]; a rename would replace it otherwise).
+    /// The temporary file is named `.NAME.bugu-tmp-PID-N` after the destination; one that a
+    /// killed save left behind is removed by the next save of the same file. Saves of one file
+    /// from several processes at once are each atomic, but the last rename wins: callers that
+    /// read, change and save a file take a lock of their own around the whole (the `bugu`
+    /// command does).
     ///
     /// ```
     /// use bugu::{CuckooFilter, Filter, FilterMut};
@@ -143,77 +132,5 @@ impl CuckooFilter {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::FilterMut;
-
-    fn scratch_dir(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("bugu-file-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        dir
-    }
-
-    #[test]
-    fn save_replaces_and_leaves_no_temporary_file() {
-        let dir = scratch_dir("replace");
-        let path = dir.join("f.bugu");
-        let mut filter = CuckooFilter::new(100).unwrap();
-        filter.save(&path).unwrap();
-        filter.insert("x").unwrap();
-        filter.save(&path).unwrap();
-        assert_eq!(fs::read(&path).unwrap(), filter.to_bytes());
-        let names: Vec<_> = fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
-        assert_eq!(names, [OsString::from("f.bugu")]);
-        fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn a_failed_write_leaves_the_destination_and_no_temporary_file() {
-        let dir = scratch_dir("fail");
-        let path = dir.join("f.bugu");
-        fs::write(&path, b"old").unwrap();
-        let err = save_atomically(&path, |w| {
-            w.write_all(b"partial")?;
-            Err(io::Error::other("disk full"))
-        })
-        .unwrap_err();
-        assert_eq!(err.to_string(), "disk full");
-        assert_eq!(fs::read(&path).unwrap(), b"old");
-        assert_eq!(fs::read_dir(&dir).unwrap().count(), 1);
-        fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn a_path_without_a_file_name_is_refused() {
-        let filter = CuckooFilter::new(10).unwrap();
-        assert_eq!(filter.save("/").unwrap_err().kind(), io::ErrorKind::InvalidInput);
-        assert_eq!(filter.save("").unwrap_err().kind(), io::ErrorKind::InvalidInput);
-    }
-
-    #[test]
-    fn load_reports_missing_files_and_trailing_bytes() {
-        let dir = scratch_dir("load");
-        let path = dir.join("f.bugu");
-        assert!(
-            matches!(CuckooFilter::load(&path), Err(PersistError::Io(e)) if e.kind() == io::ErrorKind::NotFound)
-        );
-        let mut bytes = CuckooFilter::new(10).unwrap().to_bytes();
-        bytes.push(0);
-        fs::write(&path, &bytes).unwrap();
-        assert!(matches!(CuckooFilter::load(&path), Err(PersistError::TrailingBytes(1))));
-        // The file's length is known: a section that does not fit is refused before it is read.
-        fs::write(&path, &bytes[..bytes.len() - 2]).unwrap();
-        let short = bytes.len() as u64 - 2;
-        assert!(
-            matches!(CuckooFilter::load(&path), Err(PersistError::Truncated { offset, .. }) if offset == short)
-        );
-        fs::write(&path, &bytes[..100]).unwrap();
-        assert!(matches!(
-            CuckooFilter::load(&path),
-            Err(PersistError::Truncated { part: "payload", offset: 100 })
-        ));
-        fs::remove_dir_all(&dir).unwrap();
-    }
-}
+#[cfg(all(test, unix))]
+mod tests;

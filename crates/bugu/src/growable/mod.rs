@@ -176,9 +176,10 @@
 //! below its capacity bounds that: copies add a level only when the newest level holds its
 //! capacity, and the new level starts empty, so items inserted without end stop growing the
 //! filter once its newest level's capacity passes the `2 x bucket size` copies each can put in
-//! it. One item adds at most one level; 1,024 items inserted 300 times each (buckets of 4, first
-//! level of 16) leave 9 levels in 21 KB, where growing for every refusal built 21 levels in 86 MB
-//! (`tests/growth_copies.rs` checks the bound). At or past its capacity a level is fuller than
+//! it. One item adds at most one level; 64 items inserted 100 times each from a first level of 16
+//! leave 5, 6 and 7 levels in 2,233, 2,973 and 6,252 bytes (buckets of 2, 4, 8), where growing for
+//! every refusal built a newest level of 65,536 items (buckets of 2; `tests/growth_copies.rs`
+//! checks the bound). At or past its capacity a level is fuller than
 //! its sizing covers and lookalikes fill an item's buckets far more often, so there the filter
 //! grows, and the new level takes the item.
 //!
@@ -189,13 +190,15 @@
 //! for `n` items fails to take `n` distinct items with a chance below
 //! [`FIT_FAILURE_BOUND`](crate::FIT_FAILURE_BOUND) (10^-6); and (c) is a false positive of that
 //! level, at most its rate. So the chance is below 10^-6 times the newest level's rate per level.
-//! Measured: not one refusal in 20,000 fills of 142 items and 2,000 fills of 3,000 items from a
-//! first level of 34, at rates 0.95 and `1 - 10^-9` (tightening ratios 0.85 and 0.01, which
-//! give the first levels 4- to 7-bit fingerprints), buckets of 2, 4 and 8, eviction limits 500
-//! and 20; refusing every copy limit instead refused 1 to 4 items in each 1,000 or 2,000 such
-//! fills with buckets of 2. Three things raise the chance:
+//! Measured (`tests/growth_copies.rs`; its ignored test for the larger runs): not one refusal in
+//! 20,000 fills of 142 items and 2,000 fills of 3,000 items from a first level of 34, at rates
+//! 0.95 and `1 - 2^-52`, tightening ratios 0.85 and 0.01 (which give the first levels 4- to 7-bit
+//! fingerprints), buckets of 2, 4 and 8, eviction limits 500 and 20. Refusing every copy limit, as
+//! the filter once did, refused 10 items in the suite's shorter run (4,000 fills of 142 and 500 of
+//! 3,000 at each setting): 5 at each setting with 4-bit fingerprints in buckets of 2. Three things
+//! raise the chance:
 //! - an eviction limit far below the default, which makes levels refuse distinct items below
-//!   their capacity: at a limit of 1, up to 10 refusals in 2,000 fills of 3,000 items with
+//!   their capacity: at a limit of 1, 8 to 14 refusals per setting in the 22,000 fills above with
 //!   buckets of 2, up to 2 with buckets of 4, none with 8;
 //! - removals that bring a level filled past its capacity back below it, with its lookalikes;
 //! - copies: an item whose buckets are filled by other items' copies is refused, as in a

@@ -485,15 +485,15 @@ impl GrowableFilter {
 
     /// Why an insert that every level refused fails instead of opening a level, if it does:
     /// the newest level is below its capacity and the item's buckets there already hold its
-    /// fingerprint, so copies (of the item, or of items that share its buckets and fingerprint)
-    /// are what fills them.
+    /// fingerprint, so copies (the item's, its lookalikes', or those of items sharing its
+    /// buckets) are what fills them.
     ///
     /// Below its capacity the builder's sizing makes a level refusing a distinct item as unlikely
     /// as a fill of distinct items failing ([`FIT_FAILURE_BOUND`](crate::FIT_FAILURE_BOUND)), and
-    /// a match is a false positive besides; growing for copies instead would let items inserted
-    /// without end add level after level. At or past its capacity lookalikes fill buckets far
-    /// more often, and a new level, which starts empty, takes the item: copies then open at most
-    /// one level, itself below its capacity.
+    /// the match must be a false positive besides; growing for copies instead would let items
+    /// inserted without end add level after level. At or past its capacity lookalikes fill
+    /// buckets far more often, and a new level, which starts empty, takes the item: one item's
+    /// copies then open at most one level, itself below its capacity.
     fn refusal_without_growth(&self, newest: usize, hash: u64) -> Option<InsertError> {
         let level = &self.levels[newest];
         if level.len() >= level.capacity() {

@@ -149,18 +149,29 @@ fn suggestion(wider_bits: Option<u32>, larger_bucket_size: Option<usize>) -> Str
 #[non_exhaustive]
 pub enum InsertError {
     /// No room for the item within the eviction limit (for a
-    /// [`GrowableFilter`](crate::GrowableFilter): at its maximum size); nothing was changed.
+    /// [`GrowableFilter`](crate::GrowableFilter): a level was needed and its maximum size, or its
+    /// fingerprint widths, allow none); nothing was changed.
     #[error("filter is full: no free slot within the eviction limit (nothing was changed)")]
     Full,
     /// Both of the item's buckets hold nothing but its fingerprint: one item can be stored at most
     /// 2 x bucket size times (copies of a lookalike, an item with the same fingerprint and
-    /// buckets, count too). Nothing was changed; remove a copy first.
+    /// buckets, count too). Nothing was changed; remove a copy first, or insert with
+    /// [`insert_unique`](crate::FilterMut::insert_unique).
+    ///
+    /// A [`GrowableFilter`](crate::GrowableFilter) adds a level instead unless its newest level
+    /// holds fewer items than its capacity; and it also answers this when copies of the item and
+    /// of items sharing its buckets fill them there (`copies` then counts the item's matches,
+    /// fewer than 2 x bucket size). An item never inserted meets this there only with a chance
+    /// below 10^-6 times the newest level's rate at the default eviction limit (the
+    /// [growable docs](crate::growable#multiset-semantics-and-limits) give the bound and what
+    /// raises it).
     #[error(
         "the item already has {copies} copies, all its two buckets hold: a filter stores at most \
          2 x bucket size copies of one item (nothing was changed)"
     )]
     CopyLimit {
-        /// The copies its buckets hold (2 x bucket size).
+        /// The copies its buckets hold (2 x bucket size; in a growable filter's newest level, the
+        /// matching fingerprints there, at least 1).
         copies: usize,
     },
     /// A [`GrowableFilter`](crate::GrowableFilter) needed a new level and its table of `bytes`

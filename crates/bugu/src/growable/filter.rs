@@ -503,6 +503,28 @@ impl GrowableFilter {
         self.levels.partition_point(|level| level.memory_bytes() < PREFETCH_FROM_BYTES)
     }
 
+    /// Why an insert that every level refused fails instead of opening a level, if it does:
+    /// the newest level is below its capacity and the item's buckets there already hold its
+    /// fingerprint, so copies (the item's, its lookalikes', or those of items sharing its
+    /// buckets) are what fills them.
+    ///
+    /// Below its capacity the builder's sizing makes a level refusing a distinct item as unlikely
+    /// as a fill of distinct items failing ([`FIT_FAILURE_BOUND`](crate::FIT_FAILURE_BOUND)), and
+    /// the match must be a false positive besides; growing for copies instead would let items
+    /// inserted without end add level after level. At or past its capacity lookalikes fill
+    /// buckets far more often, and a new level, which starts empty, takes the item: one item's
+    /// copies then open at most one level, itself below its capacity.
+    fn refusal_without_growth(&self, newest: usize, hash: u64) -> Option<InsertError> {
+        let level = &self.levels[newest];
+        if level.len() >= level.capacity() {
+            return None;
+        }
+        match level.count_hash(hash) {
+            0 => None,
+            copies => Some(InsertError::CopyLimit { copies }),
+        }
+    }
+
     /// Inserts into a level older than the newest, newest to oldest; the index of the level that
     /// took it.
     fn insert_older(&mut self, hash: u64) -> Option<usize> {
@@ -598,14 +620,11 @@ impl FilterMut for GrowableFilter {
             return Err(InsertError::Full);
         }
         let newest = self.levels.len() - 1;
-        let refusal = self.levels[newest].insert_hash(hash).err();
-        if refusal.is_none() || self.insert_older(hash).is_some() {
+        if self.levels[newest].insert_hash(hash).is_ok() || self.insert_older(hash).is_some() {
             self.len += 1;
             return Ok(());
         }
-        // Every level refused. Do not grow a level for more copies of one item: the newest level
-        // said so if its buckets for the item hold nothing but the item's copies.
-        if let Some(error @ InsertError::CopyLimit { .. }) = refusal {
+        if let Some(error) = self.refusal_without_growth(newest, hash) {
             return Err(error);
         }
         let mut level = self.next_level()?;

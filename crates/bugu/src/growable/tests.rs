@@ -130,6 +130,7 @@ fn record_insert(
     let newest = old.len() - 1;
     if level == old.len() {
         prop_assert!(levels_refuse(before, 0..old.len(), hash), "grew while a level had room");
+        prop_assert_eq!(copies_refused(before, hash), None, "grew for copies below capacity");
         model.levels.push(HashMap::new());
     } else if level < newest {
         prop_assert!(levels_refuse(before, level + 1..old.len(), hash), "skipped a newer level");
@@ -138,6 +139,14 @@ fn record_insert(
     model.levels[level].entry(signature).or_default().push(key);
     *model.live.entry(key).or_default() += 1;
     Ok(())
+}
+
+/// The matches that make an insert every level refuses fail rather than grow: those in the
+/// newest level's buckets for it, while that level is below its capacity.
+fn copies_refused(filter: &GrowableFilter, hash: u64) -> Option<usize> {
+    let newest = filter.levels.last().unwrap();
+    let copies = newest.count_hash(hash);
+    (copies > 0 && newest.len() < newest.capacity()).then_some(copies)
 }
 
 /// Checks that a refused insert was allowed to be refused, and changed nothing.
@@ -153,10 +162,7 @@ fn check_refusal(
         return Ok(());
     }
     prop_assert!(levels_refuse(before, 0..before.levels.len(), hash));
-    let newest = before.levels.last().unwrap();
-    let copies = newest.count_hash(hash);
-    if copies >= 2 * before.bucket_size() {
-        // The multiset limit, reported as such.
+    if let Some(copies) = copies_refused(before, hash) {
         prop_assert_eq!(error, InsertError::CopyLimit { copies });
         return Ok(());
     }

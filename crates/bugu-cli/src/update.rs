@@ -67,7 +67,7 @@ impl Tally {
             let item = String::from_utf8_lossy(item).into_owned();
             output.note(
                 path,
-                &format!("{item:?} is already stored {copies} times, the most one item can be; not added (it still reads present)"),
+                &format!("{item:?} has no room for another copy: its buckets are full and hold {copies} matches (at most 2 x bucket size copies of one item fit); not added (it still reads present)"),
             );
             self.at_limit_items.push(item);
         }

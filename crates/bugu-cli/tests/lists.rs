@@ -90,7 +90,8 @@ fn add_beyond_an_items_copy_limit_says_so_for_that_item_and_adds_the_others() {
     let output = bugu().args(["add", arg(&f)]).write_stdin(text.clone()).output().unwrap();
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert_eq!(output.status.code(), Some(1), "{stderr}");
-    let notes: Vec<&str> = stderr.lines().filter(|line| line.contains("the most one item can be")).collect();
+    let notes: Vec<&str> =
+        stderr.lines().filter(|line| line.contains("has no room for another copy")).collect();
     assert_eq!(notes.len(), 1, "one note for the one key: {stderr}");
     assert!(
         notes[0].contains("\"same\" is already stored 8 times") && notes[0].contains("not added"),

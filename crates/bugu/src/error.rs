@@ -166,8 +166,9 @@ pub enum InsertError {
     /// [growable docs](crate::growable#multiset-semantics-and-limits) give the bound and what
     /// raises it).
     #[error(
-        "the item already has {copies} copies, all its two buckets hold: a filter stores at most \
-         2 x bucket size copies of one item (nothing was changed)"
+        "no room for another copy: the item's two buckets are full and {copies} of their \
+         fingerprints match it; a filter stores at most 2 x bucket size copies of one item \
+         (nothing was changed)"
     )]
     CopyLimit {
         /// The copies its buckets hold (2 x bucket size; in a growable filter's newest level, the

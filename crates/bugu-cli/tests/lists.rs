@@ -94,7 +94,9 @@ fn add_beyond_an_items_copy_limit_says_so_for_that_item_and_adds_the_others() {
         stderr.lines().filter(|line| line.contains("has no room for another copy")).collect();
     assert_eq!(notes.len(), 1, "one note for the one key: {stderr}");
     assert!(
-        notes[0].contains("\"same\" is already stored 8 times") && notes[0].contains("not added"),
+        notes[0].contains("\"same\" has no room")
+            && notes[0].contains("hold 8 matches")
+            && notes[0].contains("not added"),
         "{stderr}"
     );
     assert!(stderr.contains("added 10, already present 0, repeated 0, at copy limit 12"), "{stderr}");

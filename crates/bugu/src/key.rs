@@ -300,7 +300,7 @@ mod tests {
         assert_same_under_both(-5i64);
         assert_same_under_both(7usize);
         assert_same_under_both(-7isize);
-        assert_same_under_both(&7u64);
+        assert_same_under_both::<&u64>(&7);
         assert_same_under_both(Box::new(7u64));
         assert_same_under_both(Hashed("a"));
         assert_same_under_both(7u32);

@@ -70,7 +70,7 @@ impl Removal {
 /// last and with a narrower false-positive rate, so that the total rate stays below the target at
 /// every size (proof in the [module docs](crate::growable)).
 ///
-/// It implements [`Filter`] and [`FilterMut`], so it offers the same `T: Hash`, byte and
+/// It implements [`Filter`] and [`FilterMut`], so it offers the same [`Key`], byte and
 /// pre-hashed entry points, with the same multiset semantics, as [`CuckooFilter`].
 ///
 /// ```

@@ -91,8 +91,8 @@ impl PathSearch {
     /// search examines first. Batched inserts call it a few items ahead, with `KIND` the kind of
     /// code their loop is compiled for (the table's, or
     /// [`ANY_GEOMETRY`](crate::table::ANY_GEOMETRY)). Out of line: it holds every geometry's
-    /// code, and inlined it made the batched insert loop call its look-ahead (17 instructions an
-    /// item) even where the load is too low to run it.
+    /// code, and inlined it made the batched insert loop pay for its look-ahead on every item,
+    /// even where the load is too low to run it.
     #[inline(never)]
     pub(crate) fn prefetch_for_insert<const KIND: Kind, S: Storage>(
         table: &Table<S>,

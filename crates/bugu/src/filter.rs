@@ -460,8 +460,7 @@ impl CuckooFilter {
     /// of one-by-one inserts, in order. Compiled for the default geometry alone where the table
     /// has it, as batched lookups are: an item's prefetch takes an `lea` for a bucket's address
     /// instead of a multiplication by the width the table holds, and its first step does not
-    /// dispatch on the table's kind (a batched fill of 10^6 keys, counted with callgrind:
-    /// 199.5 -> 193.6 instructions an insert for the prefetches, 186.7 -> 177.5 for the step).
+    /// dispatch on the table's kind: both are per-item work in the hottest loop of a fill.
     fn insert_pipelined<T>(
         &mut self,
         items: &[T],
@@ -485,7 +484,7 @@ impl CuckooFilter {
     ) -> Vec<Result<(), InsertError>> {
         let mut results = vec![Ok(()); items.len()];
         // Below this many items both buckets of an item are rarely full: the check that fetches
-        // for the path search would cost every insert (about 45 of 242 instructions) for nothing.
+        // for the path search would cost every insert a sizeable share of its work for nothing.
         let searches_likely_from = self.table.buckets() * self.table.slots() / 4 * 3;
         let locate = block_locator::<_, LOOKAHEAD>(*self.table.addressing(), hasher);
         in_blocks(

@@ -6,8 +6,8 @@
 //! - [`HashFunction::Xxh3`] (id 1): XXH3-64 with a seed, whose output is frozen since xxHash 0.8;
 //!   every filter built before id 2 existed uses it;
 //! - [`HashFunction::Xxh3Mix8`] (id 2, the default): the same, except that an input of exactly 8
-//!   bytes (any 64-bit integer) goes through a 64-bit mixer instead, a third of XXH3's
-//!   instructions for such keys (`docs/design.md`, "Hashing").
+//!   bytes (any 64-bit integer) goes through a 64-bit mixer instead, far cheaper than XXH3 for
+//!   such keys (`docs/design.md`, "Hashing").
 //!
 //! Two ways from an item to bytes to a hash:
 //! - bytes: [`HashFunction::hash_bytes`] hashes exactly the bytes given;
@@ -227,8 +227,8 @@ impl PortableHasher {
     /// [`write`](Hasher::write) past [`INLINE_BYTES`]: long keys are rare on the hot path, and
     /// only they pay for the streaming state. Out of line, so that `write` stays small enough
     /// for a key's `Hash` impl to be inlined wherever it is called: inlined, this path made
-    /// `<u64 as Hash>::hash` too large to inline into batched inserts, whose hashing then took
-    /// about 80 instructions a key instead of 12.
+    /// `<u64 as Hash>::hash` too large to inline into batched inserts, whose hashing then cost
+    /// several times its inlined work.
     #[cold]
     #[inline(never)]
     fn write_streaming(&mut self, bytes: &[u8]) {
@@ -253,8 +253,8 @@ impl std::fmt::Debug for PortableHasher {
 impl Hasher for PortableHasher {
     // `write` and `finish` are forced inline: for a fixed-size key the buffer length is then a
     // constant and XXH3's length dispatch folds away. Left to the compiler, `finish` stayed an
-    // out-of-line call in generic callers, and one-by-one lookups at 10^7 keys in the comparison
-    // harness took 107-157 ns instead of 66-75 ns.
+    // out-of-line call in generic callers, which made one-by-one lookups in the comparison
+    // harness markedly slower.
     #[inline(always)]
     fn write(&mut self, bytes: &[u8]) {
         if self.streaming.is_none() && self.buffered + bytes.len() <= INLINE_BYTES {

@@ -12,12 +12,11 @@
 //!   block ahead, whose buckets have arrived, to fetch what its path search will read. Blocks
 //!   are [`LOOKAHEAD`] items, or [`FAR_LOOKAHEAD`] for lookups in large tables.
 //! - [`block_locator`] locates a whole block at once, its hashes, fingerprints and buckets computed
-//!   lane by lane in vector registers where the CPU has AVX2 (`locate`). Located one item at a
-//!   time instead, a batched lookup of a `u64` key took about 77 instructions, of which about
-//!   30 hashed and placed it; it now takes about 59.
+//!   lane by lane in vector registers where the CPU has AVX2 (`locate`): hashing and placing an
+//!   item one at a time was a large share of a batched lookup's work.
 //!
-//! The loops are plain loops over arrays: a ring of located items fed by an iterator took 160
-//! instructions per batched lookup (`docs/bench/lookup-loads.md`).
+//! The loops are plain loops over arrays: a ring of located items fed by an iterator cost far
+//! more work per batched lookup (`docs/bench/lookup-loads.md`).
 
 mod locate;
 
@@ -30,9 +29,8 @@ use crate::hash::LocatedBlock;
 pub(crate) const LOOKAHEAD: usize = 16;
 
 /// Items per block for lookups in tables of [`FAR_LOOKAHEAD_FROM_BYTES`] or more: where most
-/// lookups go to the L3 or to memory, batched lookups took 0.8 of the time with 32 items ahead
-/// at 10^7 keys (a 15 MiB table) and 0.92 at 10^8, while at 10^6 (1.5 MiB) they took 1.15 times
-/// as long (`docs/bench/README.md`).
+/// lookups go to the L3 or to memory, more misses in flight hide more of the wait, while in
+/// tables the caches mostly hold the longer look-ahead only adds work (`docs/bench/README.md`).
 pub(crate) const FAR_LOOKAHEAD: usize = 32;
 
 /// The table size from which lookups look [`FAR_LOOKAHEAD`] items ahead: between the sizes
@@ -55,8 +53,8 @@ pub(crate) type Located = (u32, usize, usize);
 ///
 /// `ahead` is a closure of its own so that what it does not use costs nothing: lookups pass one
 /// that does nothing, and inserts fetch only once the table is three quarters full. Computed for
-/// every item and passed to `process`, the look-ahead and the check took about 45 of the 242
-/// instructions of a batched insert of a `u64` key into a half-full table.
+/// every item and passed to `process`, the look-ahead and the check were a sizeable share of a
+/// batched insert's work, even in a half-full table that never needs them.
 ///
 /// # Panics
 /// If `outputs` is shorter than `items` (callers size it from `items`).
@@ -74,7 +72,7 @@ pub(crate) fn in_blocks<const N: usize, S: ?Sized, T, O>(
     let mut blocks = items.chunks(N);
     let Some(first) = blocks.next() else { return };
     // Two blocks' places, swapped by reference: copying the next block into the current one
-    // (a `memcpy` a block) cost about 2 instructions an item.
+    // would add a `memcpy` a block.
     let mut located = (LocatedBlock::default(), LocatedBlock::default());
     let (mut current, mut next) = (&mut located.0, &mut located.1);
     locate_block(state, first, current);
@@ -89,8 +87,8 @@ pub(crate) fn in_blocks<const N: usize, S: ?Sized, T, O>(
             locate_block(state, upcoming, next);
         }
         let current_len = current_outputs.len();
-        // Zipped with `0..N`, which tells the compiler `i < N`: `enumerate().take(N)` did too, at
-        // about 5 instructions an item more.
+        // Zipped with `0..N`, which tells the compiler `i < N`: `enumerate().take(N)` did too,
+        // but compiled to more instructions an item.
         for (output, i) in current_outputs.iter_mut().zip(0..N) {
             if i < upcoming.len() {
                 prefetch(state, next.get(i));

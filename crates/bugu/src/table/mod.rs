@@ -19,12 +19,12 @@
 //! bucket, so a window load at any bucket stays in bounds.
 //!
 //! Four measured gains need `unsafe` (each block has a `SAFETY` comment):
-//! - large buffers are advised to use transparent huge pages (the `huge_pages` benchmark: about 5%
-//!   faster lookups at 10^8 keys);
+//! - large buffers are advised to use transparent huge pages, so that lookups in tables far
+//!   larger than the TLB's reach miss it less often (the `huge_pages` benchmark);
 //! - lookups in batches prefetch buckets ahead of time;
 //! - on x86-64 a lookup tests its two buckets at once in SSE2 registers ([`vector`]), which
 //!   leaves the general-purpose registers, whose number bounds how many lookups are in flight,
-//!   to the hashing and addressing (0.85 of the time at 10^7 keys);
+//!   to the hashing and addressing, so more lookups are in flight at once;
 //! - a lookup by hash ([`Table::contains_hash`]) loads its two windows without a bounds check
 //!   each: the table locates the item with its own [`Addressing`], whose buckets are below the
 //!   table's count, and checks its storage's length once per lookup ([`Region`]). Checks inside
@@ -258,8 +258,8 @@ pub(crate) struct Table<S = Vec<u8>> {
     /// The kind of code compiled for this table's geometry alone (see [`Probe::kind`]).
     kind: Kind,
     /// Bytes a probe loads from the start of a bucket ([`Probe::window_bytes`]): what a prefetch
-    /// covers. Kept here: matched on the probe at each prefetch, it took about 10 instructions
-    /// of a batched insert.
+    /// covers. Kept here: matching on the probe at each prefetch would add a branchy match to
+    /// every item of a batched insert.
     window_bytes: usize,
 }
 
@@ -341,8 +341,8 @@ impl<S: StorageMut> Table<S> {
 
     /// Stores `fingerprint` in a slot if the slot is empty; `false`, with the table unchanged, if
     /// it holds a fingerprint. A plain slot's bits are located once for the check and the store:
-    /// the concurrent insert's step under its stripe's lock, where `get` and then `set` took about
-    /// 150 instructions (a `get` then a plain write, 27 more than this).
+    /// the concurrent insert's step under its stripe's lock, where `get` and then `set` would
+    /// locate the slot twice.
     #[inline]
     pub(crate) fn set_if_empty(&mut self, bucket: usize, slot: usize, fingerprint: u32) -> bool {
         if self.is_semi_sorted() {
@@ -380,17 +380,14 @@ impl<S: StorageMut> Table<S> {
     /// Every insert's first step: stores `fingerprint` in a free slot of the emptier of buckets
     /// `b1` and `b2` (`b1` on a tie); `false`, with the table unchanged, if both are full. Runs
     /// code compiled for the table's geometry, as lookups do: the generic probe and `set`, each
-    /// dispatching on the geometry, took about 120 of a fast insert's 255 instructions.
+    /// dispatching on the geometry, made up much of a fast insert's work.
     ///
     /// For the default geometry the step is inlined into the caller instead, as lookups are
-    /// ([`contains_hash`](Self::contains_hash)): no call, return or argument moves. Measured when
-    /// one-by-one inserts still came through here (they now go through
-    /// [`store_hash_in_emptier`](Self::store_hash_in_emptier)), a fill of 10^8 keys interleaved
-    /// in chunks with one of the C++ reference's insert (`docs/bench/README.md`): 0.744-0.749 of
-    /// its time instead of 0.753-0.773, two runs each.
+    /// ([`contains_hash`](Self::contains_hash)): no call, return or argument moves, which showed
+    /// in fills of large tables against the C++ reference's insert (`docs/bench/README.md`).
     #[inline(always)]
     pub(crate) fn store_in_emptier(&mut self, fingerprint: u32, b1: usize, b2: usize) -> bool {
-        // One check of both buckets instead of one per load (8 of the insert's 70 instructions).
+        // One check of both buckets instead of one per load, which the step's loads would repeat.
         assert!(b1.max(b2) < self.buckets, "a bucket outside the table");
         // SAFETY: both buckets were just checked.
         unsafe { self.store_in_emptier_unchecked(fingerprint, b1, b2) }
@@ -400,9 +397,8 @@ impl<S: StorageMut> Table<S> {
     /// gives a hash: the first step of a one-by-one insert, or the located fingerprint and
     /// buckets, for the path search, if both buckets are full. The buckets come from the
     /// table's addressing, so they are not checked again, and the caller keeps nothing for the
-    /// search in memory: fills of 10^8 keys in lockstep with the C++ reference's insert
-    /// (`insert_kernels`, 5 rounds) took 0.669 of its time (quartiles 0.666-0.671) instead of
-    /// 0.698 (0.663-0.698).
+    /// search in memory, which kept large fills measurably quicker against the C++ reference's
+    /// insert (the `insert_kernels` benchmark).
     #[inline(always)]
     pub(crate) fn store_hash_in_emptier(&mut self, hash: u64) -> Result<(), (u32, usize, usize)> {
         let located = self.addressing.locate(hash);
@@ -411,9 +407,9 @@ impl<S: StorageMut> Table<S> {
     }
 
     /// [`store_hash_in_emptier`](Self::store_hash_in_emptier) for an item already located:
-    /// batched inserts locate theirs a block ahead (6 fewer instructions per insert than through
-    /// the checked step). Compiled for `KIND`: a loop compiled for the table's geometry calls
-    /// that geometry's step without looking at the table's kind.
+    /// batched inserts locate theirs a block ahead, and going through the checked step would
+    /// check again what the addressing guarantees. Compiled for `KIND`: a loop compiled for the
+    /// table's geometry calls that geometry's step without looking at the table's kind.
     ///
     /// # Safety
     /// `located` comes from this table's [`addressing`](Self::addressing), which gives buckets
@@ -438,9 +434,8 @@ impl<S: StorageMut> Table<S> {
     /// 13-bit buckets inline, the others' through [`STORES`](Self::STORES) (which check the
     /// buckets once more, off the inlined paths).
     ///
-    /// Semi-sorted 13-bit inserts were called through `STORES` until they too were inlined: one
-    /// by one into 10^7 keys, in lockstep with the called version (`scripts/ab-fills`), they
-    /// then took about 0.8 of its time (`docs/bench/README.md`).
+    /// Semi-sorted 13-bit inserts are inlined too: called through `STORES`, their one-by-one
+    /// fills were clearly slower (`scripts/ab-fills`, `docs/bench/README.md`).
     ///
     /// # Safety
     /// `b1` and `b2` are below [`buckets`](Self::buckets).
@@ -473,8 +468,8 @@ impl<S: StorageMut> Table<S> {
     /// Stores `fingerprint` in a free slot of the emptier of `buckets`, if either has one: an
     /// insert's first step, compiled for `KIND`. The slot is free, so in a plain geometry that
     /// code is compiled for, its bits are set in the window the probe loaded, from the same
-    /// offset, without a mask and without a second bounds check (in the default geometry 21
-    /// instructions became 9, counted in the compiled code).
+    /// offset, without a mask and without a second bounds check: less than half the
+    /// instructions of a masked store in the default geometry.
     ///
     /// # Safety
     /// Both buckets are below [`buckets`](Self::buckets), and `KIND` is [`ANY_GEOMETRY`] or the
@@ -788,8 +783,8 @@ impl<S: Storage> Table<S> {
     /// [`probe`](Self::probe) for an operation that only visits buckets of this table, with its
     /// loads checked once, here, instead of one by one: a lookup of the two buckets that
     /// [`addressing`](Self::addressing) gives an item. The check is made before the geometry's
-    /// dispatch, where it costs least (measured: checked in the geometry's code, the lookup lost
-    /// all of the gain). `KIND` is the geometry this code is compiled for (see
+    /// dispatch, where it costs least (checked in the geometry's code, the lookup was as slow as
+    /// with every load checked). `KIND` is the geometry this code is compiled for (see
     /// [`probe_with`](Self::probe_with)).
     ///
     /// # Safety
@@ -801,7 +796,7 @@ impl<S: Storage> Table<S> {
         let region = self.bytes.region();
         // Every storage a table is built over holds `len` bytes (`from_bytes`, `new`); checked
         // again because the region is taken anew: a storage's `AsRef` could change its answer.
-        // Storage that keeps its length skips the check (4 of a concurrent lookup's instructions).
+        // Storage that keeps its length skips the check, which every concurrent lookup would pay.
         if S::KEEPS_ITS_LENGTH {
             debug_assert!(region.len() >= self.len);
         } else {
@@ -875,11 +870,11 @@ impl<S: Storage> Table<S> {
     /// Asks the CPU to start loading a bucket's cache line, so that a later probe finds it in cache.
     /// Lookups in batches issue these for upcoming items while probing the current one.
     ///
-    /// The hint is T1, "into the L2": with T0, "into the L1", batched lookups in lockstep with
-    /// themselves (`scripts/ab-fills`) took 1.41-1.61x the time at 10^7 and 10^8 keys, and batched
-    /// inserts 1.03-1.06x. Each T0 prefetch seems to hold one of the L1's few miss buffers until
-    /// its line arrives, which caps the lines in flight; the L2's queue is deeper. Where the
-    /// tables fit in the caches, T1 costs a little (1.03x at 2 x 10^6 keys).
+    /// The hint is T1, "into the L2": with T0, "into the L1", batched lookups and inserts into
+    /// tables larger than the caches were much slower (`scripts/ab-fills`). Each T0 prefetch
+    /// seems to hold one of the L1's few miss buffers until its line arrives, which caps the
+    /// lines in flight; the L2's queue is deeper. Where the tables fit in the caches, T1 costs a
+    /// little, which the large tables repay many times over.
     ///
     /// Compiled for the geometry of `KIND` (which must be the table's, or [`ANY_GEOMETRY`]): a
     /// known geometry's offsets take an `lea` or a shift instead of a multiplication by a width
@@ -920,18 +915,15 @@ impl<S: Storage> Table<S> {
 
     /// Whether an item with this hash may be in the table: [`contains_located`](Self::contains_located)
     /// at the item's place by the table's own [`addressing`](Self::addressing), with the loads
-    /// checked once per lookup (one-by-one `contains(&u64)` took 0.91-0.93 times the time it
-    /// took with every load checked), in a function compiled for the table's geometry alone
-    /// (`contains_as`): 44 instructions for 12-bit fingerprints in buckets of 4, where the
-    /// lookup inlined with every geometry's code took 58 in a plain loop and 76 out of line
+    /// checked once per lookup rather than at every load, which one-by-one lookups feel, in a
+    /// function compiled for the table's geometry alone (`contains_as`): the code of every
+    /// geometry inlined together is markedly longer, in a loop and out of line alike
     /// (`docs/bench/lookup-loads.md`).
     ///
     /// For the default geometry the lookup is inlined instead, behind one predictable branch: no
-    /// call, return or argument moves. Measured in one process (`lookup_kernels`,
-    /// `docs/bench/README.md`): `contains_hash` took 0.87-0.88 of the C++ reference kernel's
-    /// time at 10^7 and 10^8 keys instead of 0.95 (against the harness's first reference, with
-    /// checked loads); `contains(&u64)` did not move, nor did the `threads` harness's lookups
-    /// (the other geometries keep the call below).
+    /// call, return or argument moves, which brought `contains_hash` clearly closer to the C++
+    /// reference kernel on large tables (`lookup_kernels`, `docs/bench/README.md`); the other
+    /// geometries keep the call below.
     #[inline(always)]
     pub(crate) fn contains_hash(&self, hash: u64) -> bool {
         if self.kind == DEFAULT_KIND {
@@ -948,9 +940,8 @@ impl<S: Storage> Table<S> {
     /// [`contains_hash`](Self::contains_hash) compiled for one kind of geometry, the table's.
     /// Out of line and called through the table's pointer to it, so that every caller runs the
     /// same small function: the lookup of every geometry, inlined into a large caller or called
-    /// out of line, saved six registers and dispatched (the `threads` harness's `CuckooFilter`
-    /// lookups at 10^7 keys took 28-40 ns that way, 19.7 ns this way). Only the default
-    /// geometry's is also inlined, alone.
+    /// out of line, saved six registers and dispatched, which slowed lookups from threads
+    /// markedly (the `threads` harness). Only the default geometry's is also inlined, alone.
     #[inline(never)]
     fn contains_as<const KIND: Kind>(&self, hash: u64) -> bool {
         // SAFETY: `KIND` is the table's: its constructors took this function from `LOOKUPS` at
@@ -1001,9 +992,8 @@ impl<S: Storage> Table<S> {
     /// run, so the loop's body is the bare kernel, and loads are checked once for the whole run,
     /// as [`contains_hash`](Self::contains_hash)'s are once per lookup. The default geometry's
     /// run is compiled for it alone, as its lookup is: its prefetches then compute a bucket's
-    /// address with an `lea` instead of a multiplication by the width the table holds (73
-    /// instead of 98 instructions a lookup when items were located one at a time, measured in
-    /// `compare`'s batched row; `docs/bench/README.md`).
+    /// address with an `lea` instead of a multiplication by the width the table holds, a
+    /// saving on every item of the run (`compare`'s batched row; `docs/bench/README.md`).
     pub(crate) fn contains_pipelined<T>(&self, items: &[T], hasher: impl BlockHasher<T>) -> Vec<bool> {
         match (self.kind == DEFAULT_KIND, self.looks_far_ahead()) {
             // SAFETY: the table's kind is `DEFAULT_KIND`.
@@ -1229,8 +1219,7 @@ struct FreeSlot {
     slot: usize,
     /// The bit of the flag that names `slot` in the matcher's flags: in a plain bucket, whose
     /// flags are lanes' top bits, where the slot's lane ends (an insert writes from there without
-    /// dividing by the lane width: 142.3 -> 138.6 instructions an insert over a fill of 10^6
-    /// keys).
+    /// dividing by the lane width, which a division would add to every insert).
     flag_bit: u32,
 }
 

@@ -8,8 +8,8 @@
 //! the same sorted order. An empty slot is fingerprint 0, as everywhere.
 //!
 //! Every width from 4 to 32 bits works (at 4 bits the high parts are empty); unlike the C++
-//! version there is no width with a special case (its issue #34: false negatives at 5, 7 and 9
-//! bits), and the tests cover every width.
+//! version there is no width with a special case (its special cases give false negatives at 5,
+//! 7 and 9 bits), and the tests cover every width.
 
 use super::swar::{Lanes, MAX_LANES, Matcher, Word};
 
@@ -208,8 +208,8 @@ pub(crate) fn decode_lanes<W: Word>(bucket: W, bits: u32) -> W {
 /// (9-bit lanes above the code) and the nibbles as `DECODE` gives them (4-bit lanes); nibble `k`'s
 /// flag, at bit `4k + 3`, moves to high lane `k`'s flag at bit `9k + 8` by one multiplication
 /// (shifts of `5 (j + 1)` for every `j`: the other 12 products land on bits that are neither a
-/// flag nor each other, so nothing carries). A slot matches when both flags are set: 20-odd
-/// instructions a bucket instead of the 40-odd that decoding into 13-bit lanes takes.
+/// flag nor each other, so nothing carries). A slot matches when both flags are set: about half
+/// the work of decoding the bucket into 13-bit lanes.
 pub(crate) struct Sorted13<F> {
     window: F,
 }
@@ -233,8 +233,8 @@ impl<F: Fn(usize) -> u64> Sorted13<F> {
 
 impl<F: Fn(usize) -> u64> Matcher for Sorted13<F> {
     type Word = u64;
-    /// With conditional moves, one-by-one semi-sorted fills of 2 x 10^6 keys took 1.07 times
-    /// as long (`docs/bench/README.md`).
+    /// A branch: with conditional moves, one-by-one semi-sorted fills were slower
+    /// (`docs/bench/README.md`).
     const CHOOSES_BY_BRANCH: bool = true;
     #[inline(always)]
     fn slots(&self) -> usize {
@@ -253,9 +253,8 @@ impl<F: Fn(usize) -> u64> Matcher for Sorted13<F> {
         let nibble_flags = nibbles.matching_lanes(Self::nibbles(stored) as u64, fingerprint & 0xF);
         high_flags & nibble_flags.wrapping_mul(Self::NIBBLE_TO_HIGH)
     }
-    /// Both buckets at once in vector registers on x86-64 (`vector.rs`: one-by-one semi-sorted
-    /// lookups of 10^7 keys took 0.78 of the time of the word code); other targets keep the
-    /// trait's one bucket at a time.
+    /// Both buckets at once in vector registers on x86-64 (`vector.rs` says why: more lookups in
+    /// flight than with the word code); other targets keep the trait's one bucket at a time.
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     #[inline(always)]
     fn either_matches(&self, b1: usize, b2: usize, fingerprint: u32) -> bool {
@@ -270,7 +269,7 @@ impl<F: Fn(usize) -> u64> Matcher for Sorted13<F> {
     }
     /// Slot 0 or none: a bucket is stored sorted, and an empty slot (fingerprint 0) sorts first.
     /// Bytes not in that order (a corrupt file) may hide a free slot elsewhere: missed, but a
-    /// full slot is never taken for a free one. 8 instructions instead of `matches`' 20-odd.
+    /// full slot is never taken for a free one. Far cheaper than finding a zero with `matches`.
     #[inline(always)]
     fn free_slot(&self, bucket: usize) -> Option<usize> {
         let stored = (self.window)(bucket);

@@ -153,9 +153,9 @@ impl AtomicBytes {
 /// The 8 bytes starting at byte `offset` of `words`, little-endian, by one unaligned load.
 ///
 /// Against two atomic loads of the words and a double-width shift (the portable version below),
-/// this saves 3 instructions and a register per bucket, and made one-thread concurrent lookups at
-/// 10^7 keys take 0.82-0.87 of their time (`docs/concurrency.md`). Miri and loom cannot run
-/// inline assembly; they check the portable version.
+/// this saves instructions and a register per bucket, which concurrent lookups far from the
+/// caches feel (`docs/concurrency.md`). Miri and loom cannot run inline assembly; they check the
+/// portable version.
 ///
 /// # Safety
 ///
@@ -459,9 +459,9 @@ impl SharedTable {
     }
 
     /// [`contains_hash`](Self::contains_hash) compiled for one kind of geometry, the table's.
-    /// Out of line: a lookup inlined into a large caller (the `threads` harness's worker) took
-    /// 43-52 ns at 10^7 keys against 27-34 in a plain loop; and compiled for one geometry, the
-    /// function saves fewer registers than one holding every geometry's code.
+    /// Out of line: a lookup inlined into a large caller (the `threads` harness's worker) was
+    /// much slower than in a plain loop, as the caller's registers crowd it; and compiled for one
+    /// geometry, the function saves fewer registers than one holding every geometry's code.
     #[inline(never)]
     fn contains_as<const KIND: Kind>(&self, hash: u64) -> bool {
         let locate = || self.table.addressing().locate(hash);
@@ -629,9 +629,9 @@ impl<L: Fn() -> (u32, usize, usize)> VersionedContains<'_, L> {
         let found = probe(ContainsEither { buckets: [b1, b2], fingerprint });
         // Only the move word decides: a branch on `found` (even as `found | unchanged`, which the
         // compiler splits into two branches) is mispredicted for half the keys of a mixed
-        // workload, and each miss discards the lookups the CPU had started after this one
-        // (measured: 34 ns instead of 24 at 10^7 keys, half present). A found fingerprint is
-        // still returned at once on a retry.
+        // workload, and each miss discards the lookups the CPU had started after this one, so
+        // lookups far from the caches would lose their overlap. A found fingerprint is still
+        // returned at once on a retry.
         self.shared.no_moves_since(moves).then_some(found)
     }
 

@@ -98,8 +98,7 @@ macro_rules! impl_word {
             fn load(bytes: &[u8], offset: usize) -> Self {
                 const N: usize = std::mem::size_of::<$t>();
                 // Sliced from `offset`, then its first N bytes: two bounds checks. Slicing
-                // `offset..offset + N` adds an overflow check of the sum (3 more instructions
-                // per lookup, counted with callgrind).
+                // `offset..offset + N` adds an overflow check of the sum to every lookup.
                 let window: &[u8; N] = bytes[offset..].first_chunk().expect("a window inside the table");
                 <$t>::from_le_bytes(*window)
             }
@@ -170,8 +169,8 @@ pub(crate) struct Lanes<W> {
     /// The top bit of every lane.
     top: W,
     bits: u32,
-    /// How many lanes: kept, since counting `top`'s bits takes a dozen instructions without the
-    /// `popcnt` instruction (see [`count_flagged`](Self::count_flagged)).
+    /// How many lanes: kept, since counting `top`'s bits is a long sequence of shifts, masks and
+    /// adds without the `popcnt` instruction (see [`count_flagged`](Self::count_flagged)).
     count: u32,
 }
 
@@ -277,7 +276,7 @@ impl<W: Word> Lanes<W> {
     /// How many lanes `flags` flags (top bits only). One multiplication adds every lane's flag
     /// into the top lane (a lane holds counts up to 8 from 4 bits on, so nothing carries into
     /// it from below): without the `popcnt` instruction, which the baseline x86-64 target lacks,
-    /// `count_ones` is a dozen instructions a word.
+    /// `count_ones` is a long sequence of shifts, masks and adds a word.
     #[inline(always)]
     pub(crate) fn count_flagged(&self, flags: W) -> u32 {
         debug_assert!(self.bits >= 4, "a lane counts up to 8");
@@ -392,8 +391,8 @@ impl<W: Word, F: Fn(usize) -> W> Matcher for Windowed<W, F> {
     /// As the trait's, with `free1`'s lowest bit set first: flags are lanes' top bits, never
     /// bit 0, so the answer is the same, but the compiler then no longer sees the choice of
     /// the emptier bucket's flags as the larger of the two, which it compiled into a branch
-    /// (a coin flip, mispredicted) instead of a conditional move: one-by-one fills took 1.02 of
-    /// the time of counting, and 0.94 this way (`docs/bench/README.md`).
+    /// (a coin flip, mispredicted) instead of a conditional move; this way one-by-one fills beat
+    /// both that branch and counting the free slots (`docs/bench/README.md`).
     #[inline(always)]
     fn more_free(&self, free2: W, free1: W) -> bool {
         debug_assert!(free1.to_u128() & 1 == 0, "flags are the lanes' top bits");

@@ -6,12 +6,12 @@
 //! Why vector registers: a lookup far from the caches waits for its two loads, and the CPU keeps
 //! starting the lookups after it until it runs out of some resource. On the machines we measure
 //! that resource is the general-purpose register file: each instruction that writes such a
-//! register holds one until it retires, behind the loads. In a loop of lookups at 10^8 keys, 12
-//! more instructions writing general-purpose registers took 23% more time, 12 register moves
-//! (renamed without a new register) 3%, 12 no-ops nothing (`docs/design.md`, "Buckets"). The
-//! tests here write vector registers instead, which have a file of their own, so more lookups
-//! are in flight at once. One-by-one inserts gain the same way from computing their free-slot
-//! flags here (0.86 of the time at 10^7 keys).
+//! register holds one until it retires, behind the loads. In a loop of lookups far from the
+//! caches, extra instructions writing general-purpose registers slowed it markedly, while as many
+//! register moves (renamed without a new register) or no-ops hardly did (`docs/design.md`,
+//! "Buckets"). The tests here write vector registers instead, which have a file of their own, so
+//! more lookups are in flight at once. One-by-one inserts gain the same way from computing their
+//! free-slot flags here.
 
 use std::arch::x86_64::{
     __m128i, _mm_add_epi64, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi8, _mm_cvtsi128_si64,

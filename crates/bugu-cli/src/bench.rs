@@ -1,18 +1,24 @@
 //! `bugu bench`: the "Bloom vs cuckoo" table measured on this machine — memory, insert time,
 //! query time and false-positive rate of bugu and of a Bloom filter (fastbloom) configured for
-//! the same target rate — through the comparison harness of `bugu-bench`.
+//! the same target rate.
+//!
+//! The measuring is `bugu-bench`'s harness, compiled in only with the `bench` feature: it brings
+//! the chart library and the rival filter crates, most of what installing the command would
+//! otherwise compile. Without the feature the command says how to get it.
+
+#[cfg(feature = "bench")]
+mod harness;
 
 use std::path::Path;
 
-use bugu_bench::compare::{self, KeyType, Options};
-use bugu_bench::report::charts;
-use bugu_bench::seed_table;
-use bugu_bench::timing::Clock;
-
-use serde_json::{Value, json};
-
-use crate::error::{Failure, Status, print};
+use crate::error::{Failure, Status};
 use crate::report::Output;
+
+/// How to get a `bugu` with the table, for a build without it.
+#[cfg(not(feature = "bench"))]
+const NOT_BUILT: &str = "bench is not part of this build of bugu, to keep its install small; \
+    install it with `cargo install --path crates/bugu-cli --features bench`, \
+    or run `cargo run --release -p bugu-bench --bin compare -- --seed-table`";
 
 pub(crate) fn bench(
     sizes: Option<Vec<usize>>,
@@ -24,64 +30,12 @@ pub(crate) fn bench(
     if !(fpr > 0.0 && fpr < 0.5) {
         return Err(Failure::message(format!("--fpr must be between 0 and 0.5, got {fpr}")));
     }
-    let options = Options {
-        sizes: sizes.unwrap_or_else(|| seed_table::SIZES.to_vec()),
-        key_type: KeyType::U64,
-        repeats: repeats.max(1),
-        fpr,
-        seed: 42,
-        max_lookups: 10_000_000,
-        batch: 256,
-        kinds: seed_table::KINDS.to_vec(),
-        clock: Clock::Wall,
-    };
-    let report = compare::run(&options);
-    if output.json {
-        let text =
-            serde_json::to_string(&as_json(&report)).map_err(|error| Failure::message(error.to_string()))?;
-        print(&(text + "\n"))?;
-    } else if !output.quiet {
-        print(&(seed_table::render(&report) + "\n"))?;
+    #[cfg(feature = "bench")]
+    return harness::measure(sizes, fpr, repeats, plot, output);
+    #[cfg(not(feature = "bench"))]
+    {
+        // The flags are still parsed and checked, so a script's mistake shows the same either way.
+        let _ = (sizes, repeats, plot, output);
+        Err(Failure::message(NOT_BUILT))
     }
-    if output.for_person() {
-        for warning in report.warnings() {
-            eprintln!("bugu: {warning}");
-        }
-    }
-    if let Some(path) = plot {
-        charts::lookup_chart(&report, path)
-            .map_err(|error| Failure::message(format!("cannot draw the chart: {error}")).in_file(path))?;
-        if output.for_person() {
-            eprintln!("bugu: chart written to {}", path.display());
-        }
-    }
-    Ok(Status::All)
-}
-
-/// The table's figures, one object per filter and size.
-fn as_json(report: &bugu_bench::report::Report) -> Value {
-    let rows: Vec<Value> = report
-        .measurements
-        .iter()
-        .map(|m| {
-            json!({
-                "filter": m.name,
-                "config": m.config,
-                "keys": m.keys,
-                "memory_bytes": m.memory_bytes,
-                "insert_ns": m.insert_ns,
-                "lookup_ns": { "absent": m.lookup_ns[0], "half_present": m.lookup_ns[1], "present": m.lookup_ns[2] },
-                "lookups": m.lookups,
-                "false_positives": m.false_positives,
-                "false_positive_rate": m.false_positives as f64 / m.lookups.max(1) as f64,
-            })
-        })
-        .collect();
-    json!({
-        "target_false_positive_rate": report.fpr,
-        "repeats": report.repeats,
-        "machine": report.machine,
-        "warnings": report.warnings(),
-        "measurements": rows,
-    })
 }

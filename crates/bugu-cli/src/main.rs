@@ -183,9 +183,14 @@ enum Command {
     },
 }
 
-/// "1000000", "1_000_000" or "1e6".
+/// "1000000", "1_000_000" or "1e6": a positive whole number below 10^12.
 fn parse_count(text: &str) -> Result<usize, String> {
-    bugu_bench::cli::parse_count(text)
+    let cleaned = text.trim().replace('_', "");
+    let value: f64 = cleaned.parse().map_err(|_| format!("not a number: {text}"))?;
+    if !(value >= 1.0 && value.fract() == 0.0 && value < 1e12) {
+        return Err(format!("expected a positive whole number below 1e12, got {text}"));
+    }
+    Ok(value as usize)
 }
 
 fn run(command: Command) -> Result<Status, Failure> {
@@ -234,5 +239,20 @@ fn usage_line(error: &clap::Error) -> String {
     match text.lines().find_map(|line| line.strip_prefix("Usage: ")) {
         Some(usage) => format!("{message} (usage: {usage})"),
         None => message.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_count;
+
+    #[test]
+    fn counts_are_written_plainly_grouped_or_in_exponent_form() {
+        assert_eq!(parse_count("10000000"), Ok(10_000_000));
+        assert_eq!(parse_count("10_000_000"), Ok(10_000_000));
+        assert_eq!(parse_count(" 1e7 "), Ok(10_000_000));
+        for bad in ["0", "2.5", "-3", "1e12", "many"] {
+            assert!(parse_count(bad).is_err(), "{bad}");
+        }
     }
 }

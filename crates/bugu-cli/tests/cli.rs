@@ -267,6 +267,7 @@ fn a_closed_output_ends_quietly() {
     );
 }
 
+#[cfg(feature = "bench")]
 #[test]
 fn bench_prints_the_bloom_vs_cuckoo_table_and_plots_it() {
     let ws = Workspace::new();
@@ -280,5 +281,20 @@ fn bench_prints_the_bloom_vs_cuckoo_table_and_plots_it() {
                 .and(predicate::str::contains("Cuckoo filter (bugu)")),
         );
     assert!(fs::read_to_string(plot).unwrap().starts_with("<svg"));
+}
+
+#[test]
+fn bench_refuses_a_bad_rate_with_or_without_the_table() {
     bugu().args(["bench", "--fpr", "0.9"]).assert().code(2).stderr(predicate::str::contains("--fpr"));
+}
+
+/// A default build has no harness: `bench` fails as any error does, saying how to get it.
+#[cfg(not(feature = "bench"))]
+#[test]
+fn bench_without_the_feature_says_how_to_get_it() {
+    let out = bugu().args(["bench", "--sizes", "1000", "--json"]).assert().code(2).get_output().clone();
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.starts_with("bugu: ") && stderr.contains("--features bench"), "{stderr}");
 }

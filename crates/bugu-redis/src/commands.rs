@@ -7,13 +7,9 @@
 
 use std::ffi::CString;
 
-use redis_module::{
-    Context, ContextFlags, RedisError, RedisResult, RedisString, RedisValue, key::RedisKey,
-    key::RedisKeyWritable, raw,
-};
+use redis_module::{Context, ContextFlags, RedisError, RedisResult, RedisString, RedisValue, raw};
 
 use crate::args::{self, ArgError};
-use crate::datatype::CF_TYPE;
 use crate::error::CfError;
 use crate::key::OpenKey;
 use crate::settings::Settings;
@@ -49,24 +45,6 @@ fn exactly<const N: usize>(args: &[RedisString]) -> Result<[&[u8]; N], RedisErro
     Ok(args.each_ref().map(RedisString::as_slice))
 }
 
-/// The filter under a key opened for reading; `None` if the key is empty.
-fn value(key: &RedisKey) -> Result<Option<&CfValue>, CfError> {
-    match key.key_type() {
-        raw::KeyType::Empty => Ok(None),
-        raw::KeyType::Module => key.get_value::<CfValue>(&CF_TYPE).map_err(|_| CfError::WrongType),
-        _ => Err(CfError::WrongType),
-    }
-}
-
-/// The filter under a key opened for writing; `None` if the key is empty.
-fn value_mut(key: &RedisKeyWritable) -> Result<Option<&mut CfValue>, CfError> {
-    match key.key_type() {
-        raw::KeyType::Empty => Ok(None),
-        raw::KeyType::Module => key.get_value::<CfValue>(&CF_TYPE).map_err(|_| CfError::WrongType),
-        _ => Err(CfError::WrongType),
-    }
-}
-
 /// The filter under a key opened for writing, created with `settings` if the key is empty;
 /// whether it was created.
 fn value_or_create(key: &OpenKey, settings: Settings) -> Result<(&mut CfValue, bool), RedisError> {
@@ -85,11 +63,11 @@ fn resp3(ctx: &Context) -> bool {
 pub(crate) fn reserve(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     let argv = arguments(&args, 3)?;
     let settings = args::reserve(&argv[2..])?;
-    let key = ctx.open_key_writable(&args[1]);
-    if value_mut(&key)?.is_some() {
+    let key = OpenKey::open(ctx, args[1].inner, true);
+    if key.value()?.is_some() {
         return Err(CfError::Exists.into());
     }
-    key.set_value(&CF_TYPE, CfValue::reserve(settings)?)?;
+    key.set_value(CfValue::reserve(settings)?)?;
     ctx.replicate_verbatim();
     Ok(RedisValue::SimpleStringStatic("OK"))
 }
@@ -165,8 +143,8 @@ pub(crate) fn exists(ctx: &Context, key: *mut raw::RedisModuleString, item: &[u8
 /// `CF.MEXISTS key item...`: `CF.EXISTS` for each item.
 pub(crate) fn mexists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     let argv = arguments(&args, 3)?;
-    let key = ctx.open_key(&args[1]);
-    let filter = value(&key)?.map(CfValue::ready).transpose()?;
+    let key = OpenKey::open(ctx, args[1].inner, false);
+    let filter = key.value()?.map(|value| value.ready()).transpose()?;
     let answers =
         argv[2..].iter().map(|item| RedisValue::Bool(filter.is_some_and(|filter| filter.contains(item))));
     Ok(RedisValue::Array(answers.collect()))
@@ -175,8 +153,8 @@ pub(crate) fn mexists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 /// `CF.COUNT key item`: how many copies of the item may be present (an upper bound).
 pub(crate) fn count(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     let argv = exactly::<3>(&args)?;
-    let key = ctx.open_key(&args[1]);
-    let copies = match value(&key)? {
+    let key = OpenKey::open(ctx, args[1].inner, false);
+    let copies = match key.value()? {
         Some(value) => value.ready()?.count(argv[2]),
         None => 0,
     };
@@ -186,8 +164,8 @@ pub(crate) fn count(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 /// `CF.DEL key item`: 1 if one copy was removed, 0 if none was (RESP3: booleans).
 pub(crate) fn del(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     let argv = exactly::<3>(&args)?;
-    let key = ctx.open_key_writable(&args[1]);
-    let filter = value_mut(&key)?.ok_or(CfError::DelNotFound)?.ready_mut()?;
+    let key = OpenKey::open(ctx, args[1].inner, true);
+    let filter = key.value()?.ok_or(CfError::DelNotFound)?.ready_mut()?;
     let removed = filter.delete(argv[2]);
     if removed {
         ctx.replicate_verbatim();
@@ -198,8 +176,8 @@ pub(crate) fn del(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 /// `CF.INFO key`: the filter's fields, in RedisBloom's order.
 pub(crate) fn info(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     exactly::<2>(&args)?;
-    let key = ctx.open_key(&args[1]);
-    let info = value(&key)?.ok_or(CfError::NotFound)?.ready()?.info();
+    let key = OpenKey::open(ctx, args[1].inner, false);
+    let info = key.value()?.ok_or(CfError::NotFound)?.ready()?.info();
     reply_info(ctx, &info);
     Ok(RedisValue::NoReply)
 }
@@ -229,8 +207,8 @@ fn reply_info(ctx: &Context, info: &Info) {
 pub(crate) fn scandump(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     let argv = exactly::<3>(&args)?;
     let iterator = args::integer(argv[2]).ok_or(CfError::InvalidPosition)?;
-    let key = ctx.open_key(&args[1]);
-    let step = value(&key)?.ok_or(CfError::NotFound)?.ready()?.dump_step(iterator)?;
+    let key = OpenKey::open(ctx, args[1].inner, false);
+    let step = key.value()?.ok_or(CfError::NotFound)?.ready()?.dump_step(iterator)?;
     Ok(match step {
         DumpStep::Chunk { next, data } => {
             RedisValue::Array(vec![RedisValue::Integer(next), RedisValue::StringBuffer(data)])
@@ -244,9 +222,9 @@ pub(crate) fn scandump(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 pub(crate) fn loadchunk(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     let argv = exactly::<4>(&args)?;
     let iterator = args::integer(argv[2]).ok_or(CfError::InvalidPosition)?;
-    let key = ctx.open_key_writable(&args[1]);
-    if let Some(started) = CfValue::load_chunk(value_mut(&key)?, iterator, argv[3])? {
-        key.set_value(&CF_TYPE, started)?;
+    let key = OpenKey::open(ctx, args[1].inner, true);
+    if let Some(started) = CfValue::load_chunk(key.value()?, iterator, argv[3])? {
+        key.set_value(started)?;
     }
     ctx.replicate_verbatim();
     Ok(RedisValue::SimpleStringStatic("OK"))

@@ -63,26 +63,21 @@ fn run(
     context.reply(result) as c_int
 }
 
-extern "C" fn add(
-    ctx: *mut raw::RedisModuleCtx,
-    argv: *mut *mut raw::RedisModuleString,
-    argc: c_int,
-) -> c_int {
-    run(ctx, argv, argc, commands::add)
+/// The C entry point Redis calls for each command: [`run`] with the command's handler.
+macro_rules! entry_points {
+    ($($name:ident => $handler:path),* $(,)?) => {$(
+        extern "C" fn $name(
+            ctx: *mut raw::RedisModuleCtx,
+            argv: *mut *mut raw::RedisModuleString,
+            argc: c_int,
+        ) -> c_int {
+            run(ctx, argv, argc, $handler)
+        }
+    )*};
 }
 
-extern "C" fn add_nx(
-    ctx: *mut raw::RedisModuleCtx,
-    argv: *mut *mut raw::RedisModuleString,
-    argc: c_int,
-) -> c_int {
-    run(ctx, argv, argc, commands::add_nx)
-}
-
-extern "C" fn exists(
-    ctx: *mut raw::RedisModuleCtx,
-    argv: *mut *mut raw::RedisModuleString,
-    argc: c_int,
-) -> c_int {
-    run(ctx, argv, argc, commands::exists)
+entry_points! {
+    add => commands::add,
+    add_nx => commands::add_nx,
+    exists => commands::exists,
 }

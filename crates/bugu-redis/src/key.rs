@@ -1,4 +1,4 @@
-//! A key opened by its name as Redis passed it, for the commands on the hot path.
+//! A key opened by its name as Redis passed it: how every command reaches its filter.
 //!
 //! The `redis-module` crate's key types ask Redis for the key's type twice on every access (once
 //! to tell an empty key, once more to check the module type) and wrap each answer in conversions:
@@ -57,7 +57,8 @@ impl OpenKey {
         Ok(Some(unsafe { &mut *get_value(self.key).cast::<CfValue>() }))
     }
 
-    /// Stores a new filter under the (writable, empty) key.
+    /// Stores a value under the writable key; Redis frees the value it held, if any (a restore
+    /// restarted by a new header chunk).
     pub(crate) fn set_value(&self, value: CfValue) -> Result<(), RedisError> {
         // SAFETY: the API table is filled when the module loads.
         let Some(set_value) = (unsafe { raw::RedisModule_ModuleTypeSetValue }) else {

@@ -1,84 +1,17 @@
-//! [`GrowableBuilder`]: the settings of a growable filter, validated when it is built; and
-//! [`GrowableConfigError`], what a configuration that cannot be built reports.
-
-use thiserror::Error;
+//! [`GrowableBuilder`]: the settings of a growable filter, validated when it is built, and the
+//! ways to build one.
 
 use crate::config::{self, DEFAULT_BUCKET_SIZE, DEFAULT_EVICTION_LIMIT, DEFAULT_SEED};
-use crate::error::ConfigError;
 use crate::filter::CuckooFilter;
 use crate::hash::HashFunction;
 use crate::membership::Filter;
 
+use super::error::GrowableConfigError;
 use super::filter::GrowableFilter;
 use super::policy::{
     DEFAULT_GROWTH_FACTOR, DEFAULT_INITIAL_CAPACITY, DEFAULT_TARGET_FALSE_POSITIVE_RATE, DEFAULT_TIGHTENING,
     Growth, Tightening, check_growth_factor,
 };
-
-/// A growable filter configuration that cannot be built.
-///
-/// ```
-/// use bugu::{GrowableConfigError, GrowableFilter};
-///
-/// let err = GrowableFilter::builder().growth_factor(1).build().unwrap_err();
-/// assert_eq!(err, GrowableConfigError::InvalidGrowthFactor(1));
-/// assert_eq!(err.to_string(), "growth factor must be between 2 and 16, got 1");
-/// ```
-#[derive(Debug, Clone, PartialEq, Error)]
-#[non_exhaustive]
-pub enum GrowableConfigError {
-    /// The first level's settings are invalid (capacity, bucket size, eviction limit, or a target
-    /// rate whose first share needs fingerprints wider than 32 bits).
-    #[error(transparent)]
-    Level(#[from] ConfigError),
-    /// The growth factor was outside [`GROWTH_FACTORS`](crate::GROWTH_FACTORS).
-    #[error("growth factor must be between 2 and 16, got {0}")]
-    InvalidGrowthFactor(usize),
-    /// A geometric tightening ratio was not strictly between 0 and 1.
-    #[error("tightening ratio must be strictly between 0 and 1, got {0}")]
-    InvalidTighteningRatio(f64),
-    /// The maximum number of levels was 0.
-    #[error("the maximum number of levels must be at least 1")]
-    ZeroMaxLevels,
-    /// The maximum capacity was below the first level's capacity.
-    #[error("maximum capacity {max} is below the first level's capacity {initial}")]
-    MaxCapacityBelowInitial {
-        /// The configured maximum.
-        max: usize,
-        /// The first level's capacity.
-        initial: usize,
-    },
-    /// The filter given to [`GrowableBuilder::build_from`] holds more items than the maximum
-    /// capacity allows.
-    ///
-    /// ```
-    /// use bugu::{CuckooFilter, FilterMut, GrowableConfigError, GrowableFilter};
-    ///
-    /// let mut core = CuckooFilter::builder().capacity(10).false_positive_rate(0.0001).build()?;
-    /// for i in 0..11u32 {
-    ///     core.insert(&i)?; // a filter may hold a few more items than its capacity
-    /// }
-    /// let err = GrowableFilter::builder().false_positive_rate(0.001).max_capacity(10).build_from(core);
-    /// assert_eq!(err.unwrap_err(), GrowableConfigError::MaxCapacityBelowLen { max: 10, len: 11 });
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[error("maximum capacity {max} is below the {len} items the filter holds")]
-    MaxCapacityBelowLen {
-        /// The configured maximum.
-        max: usize,
-        /// The items the filter holds.
-        len: usize,
-    },
-    /// The filter given to [`GrowableBuilder::build_from`] has a false-positive bound at or above
-    /// the target: no budget is left for further levels.
-    #[error("the filter's false-positive bound {bound} is not below the target {target}")]
-    FilterAboveTarget {
-        /// The filter's [`CuckooFilter::false_positive_rate`].
-        bound: f64,
-        /// The target rate.
-        target: f64,
-    },
-}
 
 /// Builds a [`GrowableFilter`]; every setting is validated by [`build`](Self::build).
 ///
@@ -377,5 +310,47 @@ impl GrowableBuilder {
         let hashing = (filter.hash_function(), filter.seed());
         let growth = self.growth(target, (filter.bucket_size(), filter.eviction_limit(), hashing));
         Ok(GrowableFilter::from_parts(vec![filter], growth))
+    }
+}
+
+/// The ways to build a [`GrowableFilter`], beside the builder whose defaults they take.
+impl GrowableFilter {
+    /// A builder with the defaults (see [`GrowableBuilder::new`]).
+    ///
+    /// ```
+    /// let filter = bugu::GrowableFilter::builder().initial_capacity(10).build()?;
+    /// assert_eq!(filter.capacity(), 10);
+    /// # Ok::<(), bugu::GrowableConfigError>(())
+    /// ```
+    pub fn builder() -> GrowableBuilder {
+        GrowableBuilder::new()
+    }
+
+    /// A growable filter starting at `initial_capacity` items, with the other defaults.
+    ///
+    /// ```
+    /// let filter = bugu::GrowableFilter::new(5_000)?;
+    /// assert_eq!(filter.capacity(), 5_000);
+    /// assert!(bugu::GrowableFilter::new(0).is_err());
+    /// # Ok::<(), bugu::GrowableConfigError>(())
+    /// ```
+    pub fn new(initial_capacity: usize) -> Result<Self, GrowableConfigError> {
+        GrowableBuilder::new().initial_capacity(initial_capacity).build()
+    }
+
+    /// A growable filter whose first level is `filter`, with the default growth settings and the
+    /// target derived from the filter's bound (see [`GrowableBuilder::build_from`]).
+    ///
+    /// ```
+    /// use bugu::{CuckooFilter, GrowableFilter};
+    ///
+    /// let core = CuckooFilter::builder().capacity(1_000).fingerprint_bits(16).build()?;
+    /// let bound = core.false_positive_rate();
+    /// let filter = GrowableFilter::from_filter(core)?;
+    /// assert!((filter.target_false_positive_rate() - bound / 0.15).abs() < 1e-12);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_filter(filter: CuckooFilter) -> Result<Self, GrowableConfigError> {
+        GrowableBuilder::new().build_from(filter)
     }
 }

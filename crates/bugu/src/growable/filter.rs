@@ -12,7 +12,6 @@ use crate::key::{Key, KeyEncoding};
 use crate::membership::{Filter, FilterMut};
 use crate::stats::Stats;
 
-use super::builder::{GrowableBuilder, GrowableConfigError};
 use super::policy::{Growth, Tightening};
 
 /// Levels with tables at least this large are prefetched before they are probed: smaller ones
@@ -109,45 +108,6 @@ impl GrowableFilter {
     /// The settings every level shares, and the growth rules.
     pub(crate) fn growth(&self) -> &Growth {
         &self.growth
-    }
-
-    /// A builder with the defaults (see [`GrowableBuilder::new`]).
-    ///
-    /// ```
-    /// let filter = bugu::GrowableFilter::builder().initial_capacity(10).build()?;
-    /// assert_eq!(filter.capacity(), 10);
-    /// # Ok::<(), bugu::GrowableConfigError>(())
-    /// ```
-    pub fn builder() -> GrowableBuilder {
-        GrowableBuilder::new()
-    }
-
-    /// A growable filter starting at `initial_capacity` items, with the other defaults.
-    ///
-    /// ```
-    /// let filter = bugu::GrowableFilter::new(5_000)?;
-    /// assert_eq!(filter.capacity(), 5_000);
-    /// assert!(bugu::GrowableFilter::new(0).is_err());
-    /// # Ok::<(), bugu::GrowableConfigError>(())
-    /// ```
-    pub fn new(initial_capacity: usize) -> Result<Self, GrowableConfigError> {
-        GrowableBuilder::new().initial_capacity(initial_capacity).build()
-    }
-
-    /// A growable filter whose first level is `filter`, with the default growth settings and the
-    /// target derived from the filter's bound (see [`GrowableBuilder::build_from`]).
-    ///
-    /// ```
-    /// use bugu::{CuckooFilter, GrowableFilter};
-    ///
-    /// let core = CuckooFilter::builder().capacity(1_000).fingerprint_bits(16).build()?;
-    /// let bound = core.false_positive_rate();
-    /// let filter = GrowableFilter::from_filter(core)?;
-    /// assert!((filter.target_false_positive_rate() - bound / 0.15).abs() < 1e-12);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn from_filter(filter: CuckooFilter) -> Result<Self, GrowableConfigError> {
-        GrowableBuilder::new().build_from(filter)
     }
 
     /// Number of stored fingerprints in all levels (inserts minus successful removes).
@@ -327,7 +287,7 @@ impl GrowableFilter {
     }
 
     /// The most items the filter holds ([`len`](Self::len) never exceeds it once set; see
-    /// [`GrowableBuilder::max_capacity`]), if one was set.
+    /// [`GrowableBuilder::max_capacity`](super::GrowableBuilder::max_capacity)), if one was set.
     ///
     /// ```
     /// assert_eq!(bugu::GrowableFilter::new(10)?.max_capacity(), None);

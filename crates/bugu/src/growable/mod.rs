@@ -221,7 +221,8 @@
 //! - `policy.rs`: the growth rules — the defaults, [`Tightening`] (how the rate budget is split
 //!   between levels) and the settings every level shares, which decide the next level's capacity
 //!   and fingerprint width, or that there is none.
-//! - `builder.rs`: [`GrowableBuilder`] and its [`GrowableConfigError`].
+//! - `error.rs`: [`GrowableConfigError`], which the growth rules and the builder report.
+//! - `builder.rs`: [`GrowableBuilder`], and the constructors of [`GrowableFilter`] that use it.
 //! - `filter.rs`: [`GrowableFilter`] — inserts, lookups, removals ([`Removal`]), inspection.
 //! - `tests.rs`: unit tests, including a model-checked property test of every operation.
 //! - Saving and loading ([`GrowableFilter::to_bytes`], [`read_from`](GrowableFilter::read_from),
@@ -236,12 +237,14 @@
 //! [`InsertError::OutOfMemory`]: crate::InsertError::OutOfMemory
 
 mod builder;
+mod error;
 mod filter;
 mod policy;
 #[cfg(test)]
 mod tests;
 
-pub use builder::{GrowableBuilder, GrowableConfigError};
+pub use builder::GrowableBuilder;
+pub use error::GrowableConfigError;
 pub use filter::{GrowableFilter, Removal};
 pub use policy::{
     DEFAULT_GROWTH_FACTOR, DEFAULT_INITIAL_CAPACITY, DEFAULT_TARGET_FALSE_POSITIVE_RATE, DEFAULT_TIGHTENING,

@@ -10,7 +10,7 @@ use crate::error::InsertError;
 use crate::filter::CuckooFilter;
 use crate::hash::HashFunction;
 
-use super::builder::GrowableConfigError;
+use super::error::GrowableConfigError;
 
 /// The default growth factor: each new level has twice the capacity of the previous one.
 pub const DEFAULT_GROWTH_FACTOR: usize = 2;

@@ -227,6 +227,73 @@ impl<T: Hash> Key for Hashed<T> {
     }
 }
 
+/// How a batch's items become hashes, a block at a time (see [`crate::batch`]): keys by their
+/// encoding, or hashes given as they are.
+/// Implementations are inlined into the code that locates the block, so that they are compiled
+/// with its target features.
+pub(crate) trait BlockHasher<T> {
+    /// The hashes of up to `N` items, in order; lanes past the items are 0.
+    fn hash_block<const N: usize>(&self, items: &[T]) -> [u64; N];
+}
+
+/// Items that are hashes already.
+pub(crate) struct Prehashed;
+
+impl BlockHasher<u64> for Prehashed {
+    #[inline(always)]
+    fn hash_block<const N: usize>(&self, hashes: &[u64]) -> [u64; N] {
+        let mut block = [0; N];
+        for (lane, &hash) in block.iter_mut().zip(hashes) {
+            *lane = hash;
+        }
+        block
+    }
+}
+
+/// Keys hashed by a filter's function, seed and key encoding.
+pub(crate) struct ItemHasher {
+    pub(crate) function: HashFunction,
+    pub(crate) seed: u64,
+    pub(crate) encoding: KeyEncoding,
+}
+
+impl<T: Key> BlockHasher<T> for ItemHasher {
+    /// The function and encoding are matched once for the block, so that each arm is a plain
+    /// loop (for 64-bit integers under [`HashFunction::Xxh3Mix8`], one that vector units run).
+    #[inline(always)]
+    fn hash_block<const N: usize>(&self, items: &[T]) -> [u64; N] {
+        #[inline(always)]
+        fn with<T: Key, const N: usize>(
+            function: HashFunction,
+            encoding: KeyEncoding,
+            items: &[T],
+            seed: u64,
+        ) -> [u64; N] {
+            let fill = |hashes: &mut [u64; N], items: &[T]| {
+                for (hash, item) in hashes.iter_mut().zip(items) {
+                    *hash = encoding.hash(item, function, seed);
+                }
+            };
+            let mut hashes = [0; N];
+            match <&[T; N]>::try_from(items) {
+                // A whole block gets a copy of the loop of its own, of a constant count, which
+                // the compiler vectorizes.
+                Ok(whole) => fill(&mut hashes, whole),
+                Err(_) => fill(&mut hashes, items),
+            }
+            hashes
+        }
+        use HashFunction::{Xxh3 as Plain, Xxh3Mix8 as Mix8};
+        use KeyEncoding::{Canonical, StdHash};
+        match (self.function, self.encoding) {
+            (Plain, Canonical) => with(Plain, Canonical, items, self.seed),
+            (Mix8, Canonical) => with(Mix8, Canonical, items, self.seed),
+            (Plain, StdHash) => with(Plain, StdHash, items, self.seed),
+            (Mix8, StdHash) => with(Mix8, StdHash, items, self.seed),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,7 +13,8 @@
 //! far with AVX2 and a little lane by lane (`scripts/ab-fills`). A copy for AVX-512 (which
 //! multiplies 64-bit lanes natively) was no faster than AVX2's, so there is none.
 
-use crate::hash::{Addressing, BlockHasher, LocatedBlock};
+use crate::hash::{Addressing, LocatedBlock};
+use crate::key::BlockHasher;
 
 /// Locates blocks of up to `N` items hashed by `hasher` in a table with this addressing, by the
 /// code this CPU runs fastest for it ([`BlockCode`]).
@@ -97,8 +98,8 @@ fn locate_with_avx2<T, const N: usize>(
 mod tests {
     use super::*;
     use crate::batch::{FAR_LOOKAHEAD, LOOKAHEAD};
-    use crate::hash::{HashFunction, ItemHasher, Prehashed};
-    use crate::key::KeyEncoding;
+    use crate::hash::HashFunction;
+    use crate::key::{ItemHasher, KeyEncoding, Prehashed};
     use proptest::prelude::*;
 
     /// Places `items` with every code this CPU runs and checks each lane against `locate` of

@@ -40,7 +40,8 @@ mod vector;
 use crate::batch::{
     FAR_LOOKAHEAD, FAR_LOOKAHEAD_FROM_BYTES, LOOKAHEAD, Located, answer_in_blocks, block_locator,
 };
-use crate::hash::{Addressing, BlockHasher, LocatedBlock};
+use crate::hash::{Addressing, LocatedBlock};
+use crate::key::BlockHasher;
 use storage::Region;
 pub(crate) use storage::{Storage, StorageMut};
 use swar::{Lanes, Slotwise, Windowed, Word};

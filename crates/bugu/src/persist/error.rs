@@ -200,7 +200,6 @@ impl fmt::Display for FilterKind {
         f.write_str(match self {
             FilterKind::Cuckoo => "cuckoo",
             FilterKind::Growable => "growable",
-            FilterKind::Concurrent => "concurrent",
         })
     }
 }

@@ -54,6 +54,10 @@ pub(crate) const CHECKSUM_LEN: usize = 8;
 
 /// Which filter type a persisted file holds (the header's `kind` field).
 ///
+/// A [`ConcurrentFilter`](crate::ConcurrentFilter) has no kind of its own: it saves the bytes of
+/// the equivalent cuckoo filter, so that every reader (the `bugu` command, the Redis module, a
+/// [`CuckooView`](crate::CuckooView)) takes them. Other codes, 3 included, are refused as unknown.
+///
 /// ```
 /// use bugu::persist::FilterKind;
 ///
@@ -71,8 +75,6 @@ pub enum FilterKind {
     /// A [`GrowableFilter`](crate::GrowableFilter): its growth settings, then one cuckoo filter
     /// section per level.
     Growable,
-    /// The filter shared between threads (code reserved).
-    Concurrent,
 }
 
 impl FilterKind {
@@ -85,7 +87,6 @@ impl FilterKind {
         match self {
             FilterKind::Cuckoo => 1,
             FilterKind::Growable => 2,
-            FilterKind::Concurrent => 3,
         }
     }
 
@@ -98,7 +99,6 @@ impl FilterKind {
         match code {
             1 => Some(FilterKind::Cuckoo),
             2 => Some(FilterKind::Growable),
-            3 => Some(FilterKind::Concurrent),
             _ => None,
         }
     }
@@ -514,7 +514,7 @@ mod tests {
 
     #[test]
     fn headers_round_trip_and_reject_garbage() {
-        for kind in [FilterKind::Cuckoo, FilterKind::Growable, FilterKind::Concurrent] {
+        for kind in [FilterKind::Cuckoo, FilterKind::Growable] {
             for key_encoding in [KeyEncoding::Canonical, KeyEncoding::StdHash] {
                 for skipped_inserts in [false, true] {
                     let flags = Flags { key_encoding, skipped_inserts };
@@ -540,9 +540,11 @@ mod tests {
             parse_header(&bad),
             Err(PersistError::UnsupportedVersion { found: 2, supported: 1 })
         ));
-        let mut bad = header;
-        bad[10] = 9;
-        assert!(matches!(parse_header(&bad), Err(PersistError::UnknownKind(9))));
+        for code in [0, 3, 9] {
+            let mut bad = header;
+            bad[10] = code;
+            assert!(matches!(parse_header(&bad), Err(PersistError::UnknownKind(c)) if c == u16::from(code)));
+        }
         for (byte, value) in [(12, 4), (12, 0x80), (15, 1)] {
             let mut bad = header;
             bad[byte] |= value;

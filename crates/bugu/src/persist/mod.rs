@@ -23,7 +23,7 @@
 //! offset  size  field
 //!      0     8  magic  89 42 55 47 55 0d 0a 1a  ("\x89BUGU\r\n\x1a")
 //!      8     2  format version (1)
-//!     10     2  filter kind (1 cuckoo, 2 growable, 3 concurrent)
+//!     10     2  filter kind (1 cuckoo, 2 growable)
 //!     12     4  flags: bit 0 canonical keys, bit 1 skipped add-if-absent inserts
 //!     16    40  section parameters: fingerprint bits, bucket size, hash id, reserved,
 //!               eviction limit, seed, bucket count, capacity, item count

@@ -512,7 +512,14 @@ mod tests {
             assert_eq!(e.to_string(), format!("bucket size must be 2, 4 or 8 slots, got {size}"));
         }
         for limit in [0, MAX_EVICTION_LIMIT + 1] {
-            assert_eq!(err(ok.clone().eviction_limit(limit)), ConfigError::InvalidEvictionLimit(limit));
+            let e = err(ok.clone().eviction_limit(limit));
+            assert_eq!(e, ConfigError::InvalidEvictionLimit(limit));
+            // The message states the bound in words of its own (the errors sit below the
+            // configuration), so this pins the two together.
+            assert_eq!(
+                e.to_string(),
+                format!("eviction limit must be between 1 and {MAX_EVICTION_LIMIT}, got {limit}")
+            );
         }
         assert_eq!(err(ok.clone().capacity(usize::MAX)), ConfigError::CapacityTooLarge(usize::MAX));
         assert!(matches!(

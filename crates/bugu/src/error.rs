@@ -1,4 +1,7 @@
 //! The errors of this crate: each carries the offending value and reads as a sentence.
+//!
+//! Every other module may report these, so this one imports none of them: a message states its
+//! bounds in words (the configuration's tests pin them to its constants).
 
 use thiserror::Error;
 
@@ -99,8 +102,8 @@ pub enum ConfigError {
         /// The smallest larger bucket size that holds them at this width, if any.
         larger_bucket_size: Option<usize>,
     },
-    /// The eviction limit was outside the allowed range.
-    #[error("eviction limit must be between 1 and {max}, got {0}", max = crate::MAX_EVICTION_LIMIT)]
+    /// The eviction limit was outside 1..=[`MAX_EVICTION_LIMIT`](crate::MAX_EVICTION_LIMIT).
+    #[error("eviction limit must be between 1 and 65535, got {0}")]
     InvalidEvictionLimit(usize),
     /// The configuration is valid but its table of `bytes` bytes could not be allocated (the
     /// allocator refused it; the process is not aborted).

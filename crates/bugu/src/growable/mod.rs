@@ -63,10 +63,10 @@
 //! Memory is dominated by the newest, largest levels, so what matters is the extra bits at large
 //! `i`: a filter grown from 1,000 to 10M items has 14 levels. Halving (the choice of the
 //! `scalable_cuckoo_filter` crate) costs a bit more per level and runs out of 32-bit fingerprints
-//! after 26 levels at `p = 0.001` (19 without the budget's carried-over slack). The p-series grows only as `2 log2 i`. A geometric series
-//! with ratio 0.85 (the tightening ratio of scalable Bloom filters, Almeida et al. 2007, who
-//! recommend 0.8 to 0.9) pays 2.7 bits at the first, small levels and less than the p-series up to
-//! level 35 (10^13 items from 1,000). Computed with this module's exact widths and budgets, the
+//! after 26 levels at `p = 0.001` (19 without the budget's carried-over slack). The p-series
+//! grows only as `2 log2 i`. A geometric series with ratio 0.85 (the tightening ratio of scalable
+//! Bloom filters, Almeida et al. 2007, who recommend 0.8 to 0.9) pays 2.7 bits at the first, small
+//! levels and less than the p-series up to level 35 (10^13 items from 1,000). Computed with this module's exact widths and budgets, the
 //! bits per item at 10M items grown from 1,000 with `p = 0.001` are 40.7 (halving), 34.5
 //! (p-series), 31.1 (ratio 0.85), against 13.7 for a filter sized for 10M from the start; averaged
 //! over sizes from 10^4 to 10^9 the ratio 0.85 and 0.9 are best and equal, 0.75 and the p-series

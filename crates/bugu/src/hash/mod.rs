@@ -232,9 +232,9 @@ impl PortableHasher {
 
     /// [`write`](Hasher::write) past [`INLINE_BYTES`]: long keys are rare on the hot path, and
     /// only they pay for the streaming state. Out of line, so that `write` stays small enough
-    /// for a key's `Hash` impl to be inlined wherever it is called: inlined, this path made
-    /// `<u64 as Hash>::hash` too large to inline into batched inserts, whose hashing then cost
-    /// several times its inlined work.
+    /// for a key's `Hash` impl to be inlined wherever it is called: inlined, this path makes
+    /// `<u64 as Hash>::hash` too large to inline into batched inserts, which then pay a call per
+    /// key instead of a few arithmetic instructions.
     #[cold]
     #[inline(never)]
     fn write_streaming(&mut self, bytes: &[u8]) {
@@ -258,9 +258,8 @@ impl std::fmt::Debug for PortableHasher {
 
 impl Hasher for PortableHasher {
     // `write` and `finish` are forced inline: for a fixed-size key the buffer length is then a
-    // constant and XXH3's length dispatch folds away. Left to the compiler, `finish` stayed an
-    // out-of-line call in generic callers, which made one-by-one lookups in the comparison
-    // harness markedly slower.
+    // constant and XXH3's length dispatch folds away. Left to the compiler, `finish` stays an
+    // out-of-line call in generic callers, and one-by-one lookups pay that call for every key.
     #[inline(always)]
     fn write(&mut self, bytes: &[u8]) {
         if self.streaming.is_none() && self.buffered + bytes.len() <= INLINE_BYTES {

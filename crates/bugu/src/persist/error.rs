@@ -1,13 +1,12 @@
 //! The errors of reading a persisted filter: each names what was wrong and where.
 
-use std::fmt;
 use std::io;
 
 use thiserror::Error;
 
 use crate::error::ConfigError;
 
-use super::FilterKind;
+use super::kind::FilterKind;
 
 /// Why bytes could not be read as a filter. Reading never panics and never allocates more than
 /// the input proves necessary, whatever the bytes.
@@ -193,13 +192,4 @@ pub enum InvalidParameter {
         /// Its value.
         value: u64,
     },
-}
-
-impl fmt::Display for FilterKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            FilterKind::Cuckoo => "cuckoo",
-            FilterKind::Growable => "growable",
-        })
-    }
 }

@@ -19,6 +19,7 @@ use crate::key::KeyEncoding;
 use crate::table::{PADDING, Table};
 
 use super::error::{InvalidParameter, PersistError};
+use super::kind::FilterKind;
 
 /// The first 8 bytes of every persisted filter. As in PNG's signature, the non-ASCII first byte
 /// and the `\r\n` and `^Z` bytes detect transfers that mangle line endings or stop at end-of-file
@@ -52,57 +53,7 @@ pub(crate) const LAYOUT_SEMI_SORTED: u8 = 1;
 /// Bytes of the trailing checksum.
 pub(crate) const CHECKSUM_LEN: usize = 8;
 
-/// Which filter type a persisted file holds (the header's `kind` field).
-///
-/// A [`ConcurrentFilter`](crate::ConcurrentFilter) has no kind of its own: it saves the bytes of
-/// the equivalent cuckoo filter, so that every reader (the `bugu` command, the Redis module, a
-/// [`CuckooView`](crate::CuckooView)) takes them. Other codes, 3 included, are refused as unknown.
-///
-/// ```
-/// use bugu::persist::FilterKind;
-///
-/// let bytes = bugu::CuckooFilter::new(10)?.to_bytes();
-/// assert_eq!(FilterKind::detect(&bytes)?, FilterKind::Cuckoo);
-/// assert_eq!(FilterKind::Cuckoo.code(), 1);
-/// assert_eq!(FilterKind::from_code(1), Some(FilterKind::Cuckoo));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum FilterKind {
-    /// A [`CuckooFilter`](crate::CuckooFilter): one section.
-    Cuckoo,
-    /// A [`GrowableFilter`](crate::GrowableFilter): its growth settings, then one cuckoo filter
-    /// section per level.
-    Growable,
-}
-
 impl FilterKind {
-    /// The kind's code in the header.
-    ///
-    /// ```
-    /// assert_eq!(bugu::persist::FilterKind::Growable.code(), 2);
-    /// ```
-    pub const fn code(self) -> u16 {
-        match self {
-            FilterKind::Cuckoo => 1,
-            FilterKind::Growable => 2,
-        }
-    }
-
-    /// The kind with this code, if any.
-    ///
-    /// ```
-    /// assert_eq!(bugu::persist::FilterKind::from_code(0), None);
-    /// ```
-    pub const fn from_code(code: u16) -> Option<Self> {
-        match code {
-            1 => Some(FilterKind::Cuckoo),
-            2 => Some(FilterKind::Growable),
-            _ => None,
-        }
-    }
-
     /// Reads the kind from the first 16 bytes of a persisted filter (checking the magic, version
     /// and flags), to choose which type to load it as.
     ///

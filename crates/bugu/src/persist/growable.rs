@@ -20,7 +20,8 @@ use crate::membership::Filter;
 
 use super::error::{InvalidParameter, PersistError};
 use super::file::{open, save_atomically};
-use super::format::{FilterKind, Flags, HEADER_LEN, expect_kind};
+use super::format::{Flags, HEADER_LEN, expect_kind};
+use super::kind::FilterKind;
 use super::reader::Decoder;
 use super::writer::Encoder;
 

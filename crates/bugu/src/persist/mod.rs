@@ -11,11 +11,11 @@
 //!   `write_to` / `read_from` and `save` / `load`: kind 2, its growth settings and one section per
 //!   level, through the same writer and reader.
 //!
-//! Where things live: `format.rs` the layout and the checks every reader shares, `writer.rs` the
-//! `Encoder` and the cuckoo filter's writing, `reader.rs` the `Decoder` and its stream reading,
-//! `view.rs` [`CuckooView`] and the zero-copy section cursor, `file.rs` atomic saves and loads,
-//! `growable.rs` the growable filter's kind, `error.rs` [`PersistError`], `serde_impl.rs` the
-//! `serde` feature.
+//! Where things live: `kind.rs` [`FilterKind`], `format.rs` the layout and the checks every reader
+//! shares, `writer.rs` the `Encoder` and the cuckoo filter's writing, `reader.rs` the `Decoder`
+//! and its stream reading, `view.rs` [`CuckooView`] and the zero-copy section cursor, `file.rs`
+//! atomic saves and loads, `growable.rs` the growable filter's kind, `error.rs` [`PersistError`],
+//! `serde_impl.rs` the `serde` feature.
 //!
 //! The layout is documented byte by byte in `docs/format.md`:
 //!
@@ -47,6 +47,7 @@ mod error;
 mod file;
 mod format;
 mod growable;
+mod kind;
 mod reader;
 #[cfg(feature = "serde")]
 mod serde_impl;
@@ -54,7 +55,8 @@ mod view;
 mod writer;
 
 pub use error::{InvalidParameter, PersistError};
-pub use format::{FORMAT_VERSION, FilterKind, MAGIC};
+pub use format::{FORMAT_VERSION, MAGIC};
+pub use kind::FilterKind;
 pub use view::CuckooView;
 
 #[cfg(test)]

@@ -16,9 +16,10 @@ use crate::table::{PADDING, reserve_buffer};
 
 use super::error::PersistError;
 use super::format::{
-    CHECKSUM_LEN, FilterKind, Flags, HEADER_LEN, SECTION_PARAMS_LEN, Section, check_content, check_zeros,
-    expect_kind, parse_header,
+    CHECKSUM_LEN, Flags, HEADER_LEN, SECTION_PARAMS_LEN, Section, check_content, check_zeros, expect_kind,
+    parse_header,
 };
+use super::kind::FilterKind;
 
 /// The first allocation for a table read from a stream of unknown length.
 const FIRST_CHUNK: usize = 8 << 10;

@@ -9,9 +9,10 @@ use crate::table::PADDING;
 
 use super::error::PersistError;
 use super::format::{
-    CHECKSUM_LEN, FilterKind, Flags, HEADER_LEN, SECTION_PARAMS_LEN, Section, check_content,
-    check_stray_bits, check_zeros, expect_kind, parse_header,
+    CHECKSUM_LEN, Flags, HEADER_LEN, SECTION_PARAMS_LEN, Section, check_content, check_stray_bits,
+    check_zeros, expect_kind, parse_header,
 };
+use super::kind::FilterKind;
 
 /// Reads one persisted filter in place: [`new`](Self::new) checks the header, the filter type
 /// reads its own fields and [`section`](Self::section)s, then [`finish`](Self::finish) checks the

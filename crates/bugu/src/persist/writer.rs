@@ -8,7 +8,8 @@ use xxhash_rust::xxh3::Xxh3;
 
 use crate::filter::CuckooFilterIn;
 
-use super::format::{CHECKSUM_LEN, FilterKind, Flags, HEADER_LEN, Section, encode_header};
+use super::format::{CHECKSUM_LEN, Flags, HEADER_LEN, Section, encode_header};
+use super::kind::FilterKind;
 
 /// Writes one persisted filter: [`new`](Self::new) writes the header, the filter type writes its
 /// own fields and [`section`](Self::section)s, [`finish`](Self::finish) appends the checksum.

@@ -5,7 +5,7 @@
 use std::fmt;
 use std::ops::RangeBounds;
 
-use crate::batch::{LOOKAHEAD, block_locator, in_blocks};
+use crate::batch::{LOOKAHEAD, Located, block_locator, in_blocks};
 use crate::config::{Builder, Config, filter_parameters};
 use crate::cuckoo::PathSearch;
 use crate::error::{ConfigError, Error, InsertError};
@@ -412,10 +412,7 @@ impl<S: AsRef<[u8]>> Filter for CuckooFilterIn<S> {
 impl CuckooFilter {
     /// Stores a located fingerprint (see [`FilterMut::insert_hash`]).
     #[inline]
-    fn insert_located(
-        &mut self,
-        located @ (fingerprint, b1, b2): (u32, usize, usize),
-    ) -> Result<(), InsertError> {
+    fn insert_located(&mut self, located @ (fingerprint, b1, b2): Located) -> Result<(), InsertError> {
         let first_step = if self.table.store_in_emptier(fingerprint, b1, b2) { Ok(()) } else { Err(located) };
         self.after_first_step(first_step)
     }
@@ -423,7 +420,7 @@ impl CuckooFilter {
     /// Finishes an insert whose first step (`Table::store_in_emptier` and the like) stored the
     /// fingerprint, or gave back its located place because both buckets are full.
     #[inline(always)]
-    fn after_first_step(&mut self, first_step: Result<(), (u32, usize, usize)>) -> Result<(), InsertError> {
+    fn after_first_step(&mut self, first_step: Result<(), Located>) -> Result<(), InsertError> {
         match first_step {
             Ok(()) => {
                 self.len += 1;
@@ -433,27 +430,17 @@ impl CuckooFilter {
         }
     }
 
-    /// An insert once both buckets are known to be full: the path search. Out of line, so that
-    /// the common insert keeps its registers.
+    /// An insert once both buckets are known to be full: the path search
+    /// ([`PathSearch::insert_by_moves`]). Out of line, so that the common insert keeps its
+    /// registers.
     #[inline(never)]
-    fn insert_by_moves(
-        &mut self,
-        located @ (fingerprint, b1, b2): (u32, usize, usize),
-    ) -> Result<(), InsertError> {
+    fn insert_by_moves(&mut self, located: Located) -> Result<(), InsertError> {
         let limit = self.config.eviction_limit;
-        if self.search.insert_by_moves(&mut self.table, fingerprint, (b1, b2), limit) {
+        if self.search.insert_by_moves(&mut self.table, located, limit).is_some() {
             self.len += 1;
             return Ok(());
         }
-        Err(self.no_path(located))
-    }
-
-    /// The error of an insert that found no path. Out of line: inlined, its probe (for any
-    /// geometry) made every insert save and restore six registers.
-    #[cold]
-    #[inline(never)]
-    fn no_path(&self, located: (u32, usize, usize)) -> InsertError {
-        InsertError::no_path(self.table.count_located(located), self.table.slots())
+        Err(no_path(&self.table, located))
     }
 
     /// Inserts many items by their hashes, pipelined (see [`crate::batch`]): exactly the results
@@ -507,6 +494,14 @@ impl CuckooFilter {
         );
         results
     }
+}
+
+/// The error of an insert that found no path. Out of line: inlined, its probe (for any geometry)
+/// made every insert save and restore six registers.
+#[cold]
+#[inline(never)]
+fn no_path(table: &Table, located: Located) -> InsertError {
+    InsertError::no_path(table.count_located(located), table.slots())
 }
 
 impl FilterMut for CuckooFilter {

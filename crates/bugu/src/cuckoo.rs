@@ -81,10 +81,11 @@ pub(crate) trait InsertTarget {
     /// Holds `buckets`, a path's and the item's two, for writing.
     fn hold(&mut self, buckets: impl Iterator<Item = usize>) -> Self::Hold<'_>;
     /// Under `hold`, the first step again (`Some(added)`), or `None` if both buckets are still
-    /// full. Only called where [`SHARED`](Self::SHARED).
-    fn store_if_room(hold: &Self::Hold<'_>, located: Located) -> Option<bool>;
-    /// Under `hold`, whether `path` can still be applied. Only called where
-    /// [`SHARED`](Self::SHARED).
+    /// full. Needed only where [`SHARED`](Self::SHARED): elsewhere nothing wrote to the
+    /// buckets since the first step.
+    fn store_if_room(hold: &mut Self::Hold<'_>, located: Located) -> Option<bool>;
+    /// Under `hold`, whether `path` can still be applied. Needed only where
+    /// [`SHARED`](Self::SHARED): elsewhere nothing wrote to the table since the search.
     fn is_valid(hold: &Self::Hold<'_>, search: &PathSearch, path: Path) -> bool;
     /// Under `hold`, applies `path`, which stores `fingerprint`.
     fn apply(hold: &mut Self::Hold<'_>, search: &PathSearch, path: Path, fingerprint: u32);
@@ -92,7 +93,8 @@ pub(crate) trait InsertTarget {
 
 /// An insert of a located fingerprint: its first step, and if both buckets were full, the path
 /// of moves ([`PathSearch::insert_by_moves`]). `Some(added)`, or `None`, with the table
-/// unchanged, if no path was found.
+/// unchanged, if no path was found. The moves are out of line for a table owned by one thread
+/// (its callers keep their registers for the first step), inline in the concurrent insert.
 #[inline(always)]
 pub(crate) fn insert<T: InsertTarget>(
     target: &mut T,
@@ -102,7 +104,8 @@ pub(crate) fn insert<T: InsertTarget>(
 ) -> Option<bool> {
     match target.first_step(located) {
         Some(added) => Some(added),
-        None => search.insert_by_moves_inline(target, located, limit),
+        None if T::SHARED => search.insert_by_moves_inline(target, located, limit),
+        None => search.insert_by_moves(target, located, limit),
     }
 }
 
@@ -128,12 +131,12 @@ impl InsertTarget for Table {
         self
     }
 
-    fn store_if_room(_: &&mut Table, _: Located) -> Option<bool> {
-        unreachable!("a table owned by one thread does not change during the search")
+    fn store_if_room(table: &mut &mut Table, (fingerprint, b1, b2): Located) -> Option<bool> {
+        table.store_in_emptier(fingerprint, b1, b2).then_some(true)
     }
 
-    fn is_valid(_: &&mut Table, _: &PathSearch, _: Path) -> bool {
-        unreachable!("a table owned by one thread does not change during the search")
+    fn is_valid(table: &&mut Table, search: &PathSearch, path: Path) -> bool {
+        search.is_valid(*table, path)
     }
 
     #[inline(always)]
@@ -180,7 +183,7 @@ impl PathSearch {
             let mut hold = target.hold(self.buckets(path).chain([b1, b2]));
             if T::SHARED {
                 // A slot freed while the path was searched is taken, as a single-threaded insert would.
-                if let Some(added) = T::store_if_room(&hold, located) {
+                if let Some(added) = T::store_if_room(&mut hold, located) {
                     return Some(added);
                 }
                 if !T::is_valid(&hold, self, path) {

@@ -7,7 +7,7 @@ use std::ops::RangeBounds;
 
 use crate::batch::{LOOKAHEAD, Located, block_locator, in_blocks};
 use crate::config::{Builder, Config, filter_parameters};
-use crate::cuckoo::PathSearch;
+use crate::cuckoo::{self, PathSearch};
 use crate::error::{ConfigError, Error, InsertError};
 use crate::hash::{BlockHasher, HashFunction, ItemHasher, Prehashed};
 use crate::key::{Key, KeyEncoding};
@@ -410,11 +410,16 @@ impl<S: AsRef<[u8]>> Filter for CuckooFilterIn<S> {
 }
 
 impl CuckooFilter {
-    /// Stores a located fingerprint (see [`FilterMut::insert_hash`]).
+    /// Stores a located fingerprint (see [`FilterMut::insert_hash`]): the insert flow every
+    /// filter shares ([`cuckoo::insert`]).
     #[inline]
-    fn insert_located(&mut self, located @ (fingerprint, b1, b2): Located) -> Result<(), InsertError> {
-        let first_step = if self.table.store_in_emptier(fingerprint, b1, b2) { Ok(()) } else { Err(located) };
-        self.after_first_step(first_step)
+    fn insert_located(&mut self, located: Located) -> Result<(), InsertError> {
+        let limit = self.config.eviction_limit;
+        if cuckoo::insert(&mut self.table, &mut self.search, located, limit).is_none() {
+            return Err(no_path(&self.table, located));
+        }
+        self.len += 1;
+        Ok(())
     }
 
     /// Finishes an insert whose first step (`Table::store_in_emptier` and the like) stored the

@@ -47,8 +47,8 @@ impl<'a> InsertTarget for Writer<'a> {
                 return Some(true);
             }
         }
-        let held = Held { guard: self.shared.lock_two(b1, b2), unique: self.unique };
-        Self::store_if_room(&held, located)
+        let mut held = Held { guard: self.shared.lock_two(b1, b2), unique: self.unique };
+        Self::store_if_room(&mut held, located)
     }
 
     #[inline(always)]
@@ -64,7 +64,7 @@ impl<'a> InsertTarget for Writer<'a> {
     /// Under locks that hold both of the item's buckets: `Some(false)` if `unique` and the item
     /// is present; `Some(true)` once the emptier bucket with room took the fingerprint; `None` if
     /// both are full.
-    fn store_if_room(held: &Held<'a>, located @ (fingerprint, b1, b2): Located) -> Option<bool> {
+    fn store_if_room(held: &mut Held<'a>, located @ (fingerprint, b1, b2): Located) -> Option<bool> {
         let mut table = held.guard.table();
         if held.unique && table.contains_located(|| located) {
             return Some(false);

@@ -360,6 +360,16 @@ mod tests {
             let each = matcher.matches(0, probe) | matcher.matches(1, probe) != 0;
             prop_assert_eq!(matcher.either_matches(0, 1, probe), each);
             prop_assert_eq!(matcher.either_matches(1, 0, probe), each);
+            // The word code of targets without the vector one answers alike.
+            type Plain = Sorted13<fn(usize) -> u64>;
+            let portable = kernels::portable_either_sorted_has::<{ CODE_BITS as i32 }>(
+                windows,
+                windows.map(|stored| Plain::nibbles(stored) as u64),
+                (probe >> 4, probe & 0xF),
+                (&Lanes::new(SLOTS, Plain::HIGH_BITS), &Lanes::new(SLOTS, 4)),
+                Plain::NIBBLE_TO_HIGH,
+            );
+            prop_assert_eq!(portable, each);
             if corrupt.is_none() {
                 prop_assert_eq!(each, fps(0).contains(&probe) || fps(1).contains(&probe));
             }

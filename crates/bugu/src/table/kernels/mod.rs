@@ -31,6 +31,9 @@ portable::impl_word!(u128);
 
 #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
 pub(crate) use portable::either_sorted_has;
+/// The word code of [`either_sorted_has`], which tests compare with the one selected.
+#[cfg(test)]
+pub(crate) use portable::either_sorted_has as portable_either_sorted_has;
 /// Whether either of two semi-sorted 13-bit buckets holds a fingerprint (see
 /// `semisort::Sorted13`): both at once in vector registers on x86-64, in words elsewhere.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]

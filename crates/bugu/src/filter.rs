@@ -5,7 +5,7 @@
 use std::fmt;
 use std::ops::RangeBounds;
 
-use crate::batch::{LOOKAHEAD, Located, block_locator, in_blocks};
+use crate::batch::Located;
 use crate::config::{Builder, Config, filter_parameters};
 use crate::cuckoo::{self, PathSearch};
 use crate::error::{ConfigError, Error, InsertError};
@@ -13,7 +13,7 @@ use crate::hash::{BlockHasher, HashFunction, ItemHasher, Prehashed};
 use crate::key::{Key, KeyEncoding};
 use crate::membership::{Filter, FilterMut};
 use crate::stats::{Bucket, Stats};
-use crate::table::{AllocFailed, Kind, Table, default_kind_or_any};
+use crate::table::{AllocFailed, Kind, PipelinedInserts, Table, default_kind_or_any};
 
 /// A cuckoo filter whose table lives in `S`: one type for every place a filter's bytes can live.
 ///
@@ -452,24 +452,10 @@ impl CuckooFilter {
     /// of one-by-one inserts, in order. Compiled for the default geometry alone where the table
     /// has it, as batched lookups are: an item's prefetch takes an `lea` for a bucket's address
     /// instead of a multiplication by the width the table holds, and its first step does not
-    /// dispatch on the table's kind: both are per-item work in the hottest loop of a fill.
+    /// dispatch on the table's kind: both are per-item work in the hottest loop of a fill. The
+    /// loop runs in the table (`Table::store_pipelined`), the one place that may store without
+    /// bounds checks; [`BatchInserts`] is the rest of each item's work.
     fn insert_pipelined<T>(
-        &mut self,
-        items: &[T],
-        hasher: impl BlockHasher<T>,
-    ) -> Vec<Result<(), InsertError>> {
-        // SAFETY: `KIND` is the table's kind or `ANY_GEOMETRY`, whose code serves every table.
-        default_kind_or_any!(self.table.kind(), KIND => unsafe { self.insert_pipelined_as::<KIND, T>(items, hasher) })
-    }
-
-    /// [`insert_pipelined`](Self::insert_pipelined) with its prefetches and first steps compiled
-    /// for the geometry of `KIND`.
-    ///
-    /// # Safety
-    /// `KIND` is [`ANY_GEOMETRY`](crate::table::ANY_GEOMETRY) or the table's kind (the first
-    /// step writes at the offsets of `KIND`'s geometry without a bounds check).
-    #[inline(always)]
-    unsafe fn insert_pipelined_as<const KIND: Kind, T>(
         &mut self,
         items: &[T],
         hasher: impl BlockHasher<T>,
@@ -478,26 +464,68 @@ impl CuckooFilter {
         // Below this many items both buckets of an item are rarely full: the check that fetches
         // for the path search would cost every insert a sizeable share of its work for nothing.
         let searches_likely_from = self.table.buckets() * self.table.slots() / 4 * 3;
-        let locate = block_locator::<_, LOOKAHEAD>(*self.table.addressing(), hasher);
-        in_blocks(
-            self,
-            items,
-            &mut results,
-            |_, items, block| locate(items, block),
-            |filter, located| filter.table.prefetch_located_as::<KIND>(located),
-            |filter, (_, b1, b2)| {
-                if filter.len >= searches_likely_from {
-                    PathSearch::prefetch_for_insert::<KIND, _>(&filter.table, (b1, b2));
-                }
-            },
-            |filter, located| {
-                // SAFETY: `block_locator` locates by the table's addressing; `KIND` is the
-                // table's or `ANY_GEOMETRY` (`insert_pipelined`).
-                let first_step = unsafe { filter.table.store_located_in_emptier::<KIND>(located) };
-                filter.after_first_step(first_step)
-            },
-        );
+        let limit = self.config.eviction_limit;
+        let CuckooFilterIn { table, len, search, .. } = self;
+        let mut inserts = BatchInserts { len: *len, len_out: len, search, limit, searches_likely_from };
+        default_kind_or_any!(table.kind(), KIND => {
+            table.store_pipelined::<KIND, T, _>(&mut inserts, items, hasher, &mut results)
+        });
         results
+    }
+}
+
+/// What a pipelined insert does besides the table's first steps: the filter's count, and the
+/// path search once both of an item's buckets are full.
+struct BatchInserts<'a> {
+    /// The filter's count, kept here while the batch runs (in a register, not behind the
+    /// filter) and written back when the batch ends, even by a panic ([`Drop`]).
+    len: usize,
+    len_out: &'a mut usize,
+    search: &'a mut PathSearch,
+    limit: usize,
+    /// From this many items on, an item's look-ahead fetches what its path search would read.
+    searches_likely_from: usize,
+}
+
+impl Drop for BatchInserts<'_> {
+    fn drop(&mut self) {
+        *self.len_out = self.len;
+    }
+}
+
+impl BatchInserts<'_> {
+    /// An insert once both buckets are known to be full (see
+    /// [`CuckooFilter::insert_by_moves`]). Out of line, so that the common insert keeps its
+    /// registers.
+    #[inline(never)]
+    fn insert_by_moves(&mut self, table: &mut Table, located: Located) -> Result<(), InsertError> {
+        if self.search.insert_by_moves(table, located, self.limit).is_some() {
+            self.len += 1;
+            return Ok(());
+        }
+        Err(no_path(table, located))
+    }
+}
+
+impl PipelinedInserts<Vec<u8>> for BatchInserts<'_> {
+    type Output = Result<(), InsertError>;
+
+    #[inline(always)]
+    fn ahead<const KIND: Kind>(&self, table: &Table, (_, b1, b2): Located) {
+        if self.len >= self.searches_likely_from {
+            PathSearch::prefetch_for_insert::<KIND, _>(table, (b1, b2));
+        }
+    }
+
+    #[inline(always)]
+    fn finish(&mut self, table: &mut Table, first_step: Result<(), Located>) -> Result<(), InsertError> {
+        match first_step {
+            Ok(()) => {
+                self.len += 1;
+                Ok(())
+            }
+            Err(located) => self.insert_by_moves(table, located),
+        }
     }
 }
 

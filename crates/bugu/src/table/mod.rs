@@ -63,6 +63,7 @@ pub(crate) use probe::{
     ANY_GEOMETRY, BucketOp, DEFAULT_KIND, KINDS, Kind, compiled_per_kind, default_kind_or_any,
 };
 pub(crate) use storage::{Region, Storage, StorageMut};
+pub(crate) use write::PipelinedInserts;
 
 /// The packed fingerprint table, over owned bytes (`Vec<u8>`, the default) or borrowed ones
 /// (`&[u8]`, for zero-copy read-only views). `bytes` always holds the payload plus [`PADDING`].

@@ -10,7 +10,8 @@ use super::probe::{
 };
 use super::semisort;
 use super::storage::StorageMut;
-use crate::batch::Located;
+use crate::batch::{LOOKAHEAD, Located, block_locator, in_blocks};
+use crate::hash::BlockHasher;
 
 /// A write to one of an item's two buckets (an insert's first step, a removal), compiled for one
 /// kind of geometry: `(table, fingerprint, b1, b2) -> whether it wrote`.
@@ -102,7 +103,7 @@ impl<S: StorageMut> Table<S> {
     /// below the count it was built with, this table's `buckets`; `KIND` is [`ANY_GEOMETRY`] or
     /// the table's [`kind`](Self::kind).
     #[inline(always)]
-    pub(crate) unsafe fn store_located_in_emptier<const KIND: Kind>(
+    pub(super) unsafe fn store_located_in_emptier<const KIND: Kind>(
         &mut self,
         located @ (fingerprint, b1, b2): Located,
     ) -> Result<(), Located> {
@@ -114,6 +115,42 @@ impl<S: StorageMut> Table<S> {
             unsafe { self.store_free_unchecked::<KIND>([b1, b2], fingerprint) }
         };
         if stored { Ok(()) } else { Err(located) }
+    }
+
+    /// Inserts' first steps for `items`, pipelined ([`in_blocks`]): each item located a block
+    /// ahead by the table's own addressing ([`block_locator`]), its buckets prefetched, and its
+    /// fingerprint stored in the emptier of its buckets by code compiled for `KIND`, without a
+    /// bounds check (the addressing gives buckets below the table's count). `state` decides
+    /// what else each item does ([`PipelinedInserts`]).
+    ///
+    /// # Panics
+    /// If `KIND` is neither [`ANY_GEOMETRY`] nor the table's [`kind`](Self::kind) (checked once
+    /// for the whole batch), or if `outputs` is shorter than `items`.
+    #[inline(always)]
+    pub(crate) fn store_pipelined<const KIND: Kind, T, P: PipelinedInserts<S>>(
+        &mut self,
+        state: &mut P,
+        items: &[T],
+        hasher: impl BlockHasher<T>,
+        outputs: &mut [P::Output],
+    ) {
+        assert!(KIND == ANY_GEOMETRY || KIND == self.kind, "code compiled for another geometry");
+        let locate = block_locator::<_, LOOKAHEAD>(self.addressing, hasher);
+        let mut both = Pipelined { table: self, state };
+        in_blocks(
+            &mut both,
+            items,
+            outputs,
+            |_, items, block| locate(items, block),
+            |both, located| both.table.prefetch_located_as::<KIND>(located),
+            |both, located| both.state.ahead::<KIND>(both.table, located),
+            |both, located| {
+                // SAFETY: located by the table's own addressing (`locate`), whose buckets are
+                // below its count; `KIND` is the table's or `ANY_GEOMETRY` (checked above).
+                let first_step = unsafe { both.table.store_located_in_emptier::<KIND>(located) };
+                both.state.finish(both.table, first_step)
+            },
+        );
     }
 
     /// The step every entry point shares: the code of the default geometry and of semi-sorted
@@ -253,4 +290,21 @@ impl<S: StorageMut> Table<S> {
         let mask = W::from_u128((1u128 << width) - 1) << shift;
         self.bytes.store_bits(offset, value << shift, mask);
     }
+}
+
+/// What a pipelined insert ([`Table::store_pipelined`]) does besides each item's first step.
+pub(crate) trait PipelinedInserts<S> {
+    /// Each item's result.
+    type Output;
+    /// The look-ahead of `in_blocks` for an item half a block ahead, with code compiled for
+    /// `KIND` (the table's, or [`ANY_GEOMETRY`]).
+    fn ahead<const KIND: Kind>(&self, table: &Table<S>, located: Located);
+    /// An item's result from its first step's (the located place if both buckets were full).
+    fn finish(&mut self, table: &mut Table<S>, first_step: Result<(), Located>) -> Self::Output;
+}
+
+/// The table and the state of a pipelined insert, as one state for `in_blocks`.
+struct Pipelined<'a, S, P> {
+    table: &'a mut Table<S>,
+    state: &'a mut P,
 }

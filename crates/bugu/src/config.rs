@@ -11,6 +11,7 @@ use crate::hash::HashFunction;
 use crate::key::{Key, KeyEncoding};
 use crate::sizing::{self, false_positive_bound};
 use crate::table::Geometry;
+pub use crate::table::{BUCKET_SIZES, FINGERPRINT_BITS};
 
 /// The getters of a filter's parameters and load, written once for
 /// [`CuckooFilterIn`](crate::CuckooFilterIn) and [`ConcurrentFilter`](crate::ConcurrentFilter):
@@ -103,10 +104,6 @@ pub const DEFAULT_EVICTION_LIMIT: usize = 500;
 pub const DEFAULT_SEED: u64 = 0;
 /// The largest eviction limit accepted.
 pub const MAX_EVICTION_LIMIT: usize = 65_535;
-/// Fingerprint widths accepted, in bits.
-pub const FINGERPRINT_BITS: std::ops::RangeInclusive<u32> = 4..=32;
-/// Bucket sizes accepted, in slots.
-pub const BUCKET_SIZES: [usize; 3] = [2, 4, 8];
 
 /// How the fingerprint width is chosen.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -14,6 +14,7 @@
 //! fingerprint to the first one's alternate bucket. The search queue is kept between inserts so
 //! that no insert allocates once it has warmed up.
 
+use crate::batch::Located;
 use crate::table::{BucketOp, Kind, MAX_LANES, Matcher, Storage, StorageMut, Table, default_kind_or_any};
 
 /// Marks a root node (a candidate bucket of the new fingerprint).
@@ -21,8 +22,7 @@ const ROOT: u32 = u32::MAX;
 
 /// How many nodes of a level ahead of the one examined the search has started fetching the
 /// alternate buckets of. Not the whole level: most searches end a few nodes into one, and
-/// fetching every node's first (a fill of 10^6 keys) worked out 1.21 million alternates for
-/// 446,000 slots examined.
+/// fetching every node's first worked out far more alternates than the search then examined.
 const NODES_FETCHED_AHEAD: usize = 4;
 
 #[derive(Clone, Copy, Debug)]
@@ -58,31 +58,141 @@ impl Clone for PathSearch {
     }
 }
 
+/// Where an insert writes: a table owned by one thread, or the concurrent filter's shared one.
+/// The insert flow ([`insert`], [`PathSearch::insert_by_moves`]) is written once over it; what
+/// differs is how a writer holds the buckets it changes and what it records.
+pub(crate) trait InsertTarget {
+    /// The storage the path search reads.
+    type Read: Storage;
+    /// A writer's hold on the buckets it changes: the table itself for one thread, the locks of
+    /// their stripes for many.
+    type Hold<'a>
+    where
+        Self: 'a;
+    /// Whether other writers change the table while a path is searched: then the item's buckets
+    /// are tried again, and the path checked, under the hold.
+    const SHARED: bool;
+
+    /// The first step: stores the located fingerprint in the emptier of its two buckets if
+    /// either has room (`Some(added)`); `None` if both are full.
+    fn first_step(&mut self, located: Located) -> Option<bool>;
+    /// The table the path search reads (for a shared table, without locks: a path may be stale).
+    fn table(&self) -> &Table<Self::Read>;
+    /// Holds `buckets`, a path's and the item's two, for writing.
+    fn hold(&mut self, buckets: impl Iterator<Item = usize>) -> Self::Hold<'_>;
+    /// Under `hold`, the first step again (`Some(added)`), or `None` if both buckets are still
+    /// full. Needed only where [`SHARED`](Self::SHARED): elsewhere nothing wrote to the
+    /// buckets since the first step.
+    fn store_if_room(hold: &mut Self::Hold<'_>, located: Located) -> Option<bool>;
+    /// Under `hold`, whether `path` can still be applied. Needed only where
+    /// [`SHARED`](Self::SHARED): elsewhere nothing wrote to the table since the search.
+    fn is_valid(hold: &Self::Hold<'_>, search: &PathSearch, path: Path) -> bool;
+    /// Under `hold`, applies `path`, which stores `fingerprint`.
+    fn apply(hold: &mut Self::Hold<'_>, search: &PathSearch, path: Path, fingerprint: u32);
+}
+
+/// An insert of a located fingerprint: its first step, and if both buckets were full, the path
+/// of moves ([`PathSearch::insert_by_moves`]). `Some(added)`, or `None`, with the table
+/// unchanged, if no path was found. The moves are out of line for a table owned by one thread
+/// (its callers keep their registers for the first step), inline in the concurrent insert.
+#[inline(always)]
+pub(crate) fn insert<T: InsertTarget>(
+    target: &mut T,
+    search: &mut PathSearch,
+    located: Located,
+    limit: usize,
+) -> Option<bool> {
+    match target.first_step(located) {
+        Some(added) => Some(added),
+        None if T::SHARED => search.insert_by_moves_inline(target, located, limit),
+        None => search.insert_by_moves(target, located, limit),
+    }
+}
+
+/// A table owned by one thread: nothing to hold but the table, and nothing changes it between
+/// the search and the moves.
+impl InsertTarget for Table {
+    type Read = Vec<u8>;
+    type Hold<'a> = &'a mut Table;
+    const SHARED: bool = false;
+
+    #[inline]
+    fn first_step(&mut self, (fingerprint, b1, b2): Located) -> Option<bool> {
+        self.store_in_emptier(fingerprint, b1, b2).then_some(true)
+    }
+
+    #[inline(always)]
+    fn table(&self) -> &Table {
+        self
+    }
+
+    #[inline(always)]
+    fn hold(&mut self, _buckets: impl Iterator<Item = usize>) -> &mut Table {
+        self
+    }
+
+    fn store_if_room(table: &mut &mut Table, (fingerprint, b1, b2): Located) -> Option<bool> {
+        table.store_in_emptier(fingerprint, b1, b2).then_some(true)
+    }
+
+    fn is_valid(table: &&mut Table, search: &PathSearch, path: Path) -> bool {
+        search.is_valid(*table, path)
+    }
+
+    #[inline(always)]
+    fn apply(table: &mut &mut Table, search: &PathSearch, path: Path, fingerprint: u32) {
+        search.apply(table, path, fingerprint);
+    }
+}
+
 impl PathSearch {
     /// Bytes of the queue's buffer, kept between searches.
     pub(crate) fn memory_bytes(&self) -> usize {
         self.queue.capacity() * std::mem::size_of::<Node>()
     }
 
-    /// Stores `fingerprint` in one of its candidate buckets `b1`, `b2` (`b2` the alternate of
-    /// `b1`) once both are full (the first step, `Table::store_in_emptier`, found no room), by
-    /// moving other fingerprints. Returns `false`, with the table unchanged, when no path exists
-    /// among the first `limit` buckets searched. Out of line: inlined, the search made every
-    /// insert save and restore six registers.
+    /// The insert's second part, once its first step found both of the item's buckets full:
+    /// searches a path of moves from them to a free slot, holds the path's buckets and the
+    /// item's, and applies the path, which stores the fingerprint. Where other writers change the
+    /// table meanwhile ([`InsertTarget::SHARED`]), a slot freed while the path was searched is
+    /// taken instead, and a path another writer changed is searched again. `Some(added)`, or
+    /// `None`, with the table unchanged, when no path exists among the first `limit` buckets
+    /// searched. Out of line: inlined, the search made every insert save and restore six
+    /// registers.
     #[inline(never)]
-    pub(crate) fn insert_by_moves(
+    pub(crate) fn insert_by_moves<T: InsertTarget>(
         &mut self,
-        table: &mut Table,
-        fingerprint: u32,
-        buckets: (usize, usize),
+        target: &mut T,
+        located: Located,
         limit: usize,
-    ) -> bool {
-        match self.search(table, buckets, limit) {
-            Some(path) => {
-                self.apply(table, path, fingerprint);
-                true
+    ) -> Option<bool> {
+        self.insert_by_moves_inline(target, located, limit)
+    }
+
+    /// [`insert_by_moves`](Self::insert_by_moves) inlined into its caller: the concurrent
+    /// filter's insert, whose first step is out of line already.
+    #[inline(always)]
+    pub(crate) fn insert_by_moves_inline<T: InsertTarget>(
+        &mut self,
+        target: &mut T,
+        located @ (fingerprint, b1, b2): Located,
+        limit: usize,
+    ) -> Option<bool> {
+        loop {
+            let path = self.search(target.table(), (b1, b2), limit)?;
+            let mut hold = target.hold(self.buckets(path).chain([b1, b2]));
+            if T::SHARED {
+                // A slot freed while the path was searched is taken, as a single-threaded insert would.
+                if let Some(added) = T::store_if_room(&mut hold, located) {
+                    return Some(added);
+                }
+                if !T::is_valid(&hold, self, path) {
+                    // Another writer changed the path meanwhile: search again.
+                    continue;
+                }
             }
-            None => false,
+            T::apply(&mut hold, self, path, fingerprint);
+            return Some(true);
         }
     }
 
@@ -131,7 +241,7 @@ impl PathSearch {
         for bucket in [b1, b2] {
             self.queue.push(Node { bucket, parent: ROOT, via_slot: 0 });
         }
-        // The first level, where most searches end (a fill of 10^6 keys: one in five goes on).
+        // The first level, where most searches end.
         let targets = first_level::<KIND, _, _>(table, buckets, roots);
         for (root, root_targets) in targets.iter().enumerate() {
             for (slot, &target) in root_targets[..buckets.slots()].iter().enumerate() {

@@ -5,15 +5,15 @@
 use std::fmt;
 use std::ops::RangeBounds;
 
-use crate::batch::{LOOKAHEAD, block_locator, in_blocks};
+use crate::batch::Located;
 use crate::config::{Builder, Config, filter_parameters};
-use crate::cuckoo::PathSearch;
+use crate::cuckoo::{self, PathSearch};
 use crate::error::{ConfigError, Error, InsertError};
 use crate::hash::HashFunction;
 use crate::key::{BlockHasher, ItemHasher, Key, KeyEncoding, Prehashed};
 use crate::membership::{Filter, FilterMut};
 use crate::stats::{Bucket, Stats};
-use crate::table::{AllocFailed, Kind, Table, default_kind_or_any};
+use crate::table::{AllocFailed, Kind, PipelinedInserts, Table, default_kind_or_any};
 
 /// A cuckoo filter whose table lives in `S`: one type for every place a filter's bytes can live.
 ///
@@ -410,20 +410,22 @@ impl<S: AsRef<[u8]>> Filter for CuckooFilterIn<S> {
 }
 
 impl CuckooFilter {
-    /// Stores a located fingerprint (see [`FilterMut::insert_hash`]).
+    /// Stores a located fingerprint (see [`FilterMut::insert_hash`]): the insert flow every
+    /// filter shares ([`cuckoo::insert`]).
     #[inline]
-    fn insert_located(
-        &mut self,
-        located @ (fingerprint, b1, b2): (u32, usize, usize),
-    ) -> Result<(), InsertError> {
-        let first_step = if self.table.store_in_emptier(fingerprint, b1, b2) { Ok(()) } else { Err(located) };
-        self.after_first_step(first_step)
+    fn insert_located(&mut self, located: Located) -> Result<(), InsertError> {
+        let limit = self.config.eviction_limit;
+        if cuckoo::insert(&mut self.table, &mut self.search, located, limit).is_none() {
+            return Err(no_path(&self.table, located));
+        }
+        self.len += 1;
+        Ok(())
     }
 
     /// Finishes an insert whose first step (`Table::store_in_emptier` and the like) stored the
     /// fingerprint, or gave back its located place because both buckets are full.
     #[inline(always)]
-    fn after_first_step(&mut self, first_step: Result<(), (u32, usize, usize)>) -> Result<(), InsertError> {
+    fn after_first_step(&mut self, first_step: Result<(), Located>) -> Result<(), InsertError> {
         match first_step {
             Ok(()) => {
                 self.len += 1;
@@ -433,51 +435,27 @@ impl CuckooFilter {
         }
     }
 
-    /// An insert once both buckets are known to be full: the path search. Out of line, so that
-    /// the common insert keeps its registers.
+    /// An insert once both buckets are known to be full: the path search
+    /// ([`PathSearch::insert_by_moves`]). Out of line, so that the common insert keeps its
+    /// registers.
     #[inline(never)]
-    fn insert_by_moves(
-        &mut self,
-        located @ (fingerprint, b1, b2): (u32, usize, usize),
-    ) -> Result<(), InsertError> {
+    fn insert_by_moves(&mut self, located: Located) -> Result<(), InsertError> {
         let limit = self.config.eviction_limit;
-        if self.search.insert_by_moves(&mut self.table, fingerprint, (b1, b2), limit) {
+        if self.search.insert_by_moves(&mut self.table, located, limit).is_some() {
             self.len += 1;
             return Ok(());
         }
-        Err(self.no_path(located))
-    }
-
-    /// The error of an insert that found no path. Out of line: inlined, its probe (for any
-    /// geometry) made every insert save and restore six registers.
-    #[cold]
-    #[inline(never)]
-    fn no_path(&self, located: (u32, usize, usize)) -> InsertError {
-        InsertError::no_path(self.table.count_located(located), self.table.slots())
+        Err(no_path(&self.table, located))
     }
 
     /// Inserts many items by their hashes, pipelined (see [`crate::batch`]): exactly the results
     /// of one-by-one inserts, in order. Compiled for the default geometry alone where the table
     /// has it, as batched lookups are: an item's prefetch takes an `lea` for a bucket's address
     /// instead of a multiplication by the width the table holds, and its first step does not
-    /// dispatch on the table's kind: both are per-item work in the hottest loop of a fill.
+    /// dispatch on the table's kind: both are per-item work in the hottest loop of a fill. The
+    /// loop runs in the table (`Table::store_pipelined`), the one place that may store without
+    /// bounds checks; [`BatchInserts`] is the rest of each item's work.
     fn insert_pipelined<T>(
-        &mut self,
-        items: &[T],
-        hasher: impl BlockHasher<T>,
-    ) -> Vec<Result<(), InsertError>> {
-        // SAFETY: `KIND` is the table's kind or `ANY_GEOMETRY`, whose code serves every table.
-        default_kind_or_any!(self.table.kind(), KIND => unsafe { self.insert_pipelined_as::<KIND, T>(items, hasher) })
-    }
-
-    /// [`insert_pipelined`](Self::insert_pipelined) with its prefetches and first steps compiled
-    /// for the geometry of `KIND`.
-    ///
-    /// # Safety
-    /// `KIND` is [`ANY_GEOMETRY`](crate::table::ANY_GEOMETRY) or the table's kind (the first
-    /// step writes at the offsets of `KIND`'s geometry without a bounds check).
-    #[inline(always)]
-    unsafe fn insert_pipelined_as<const KIND: Kind, T>(
         &mut self,
         items: &[T],
         hasher: impl BlockHasher<T>,
@@ -486,27 +464,77 @@ impl CuckooFilter {
         // Below this many items both buckets of an item are rarely full: the check that fetches
         // for the path search would cost every insert a sizeable share of its work for nothing.
         let searches_likely_from = self.table.buckets() * self.table.slots() / 4 * 3;
-        let locate = block_locator::<_, LOOKAHEAD>(*self.table.addressing(), hasher);
-        in_blocks(
-            self,
-            items,
-            &mut results,
-            |_, items, block| locate(items, block),
-            |filter, located| filter.table.prefetch_located_as::<KIND>(located),
-            |filter, (_, b1, b2)| {
-                if filter.len >= searches_likely_from {
-                    PathSearch::prefetch_for_insert::<KIND, _>(&filter.table, (b1, b2));
-                }
-            },
-            |filter, located| {
-                // SAFETY: `block_locator` locates by the table's addressing; `KIND` is the
-                // table's or `ANY_GEOMETRY` (`insert_pipelined`).
-                let first_step = unsafe { filter.table.store_located_in_emptier::<KIND>(located) };
-                filter.after_first_step(first_step)
-            },
-        );
+        let limit = self.config.eviction_limit;
+        let CuckooFilterIn { table, len, search, .. } = self;
+        let mut inserts = BatchInserts { len: *len, len_out: len, search, limit, searches_likely_from };
+        default_kind_or_any!(table.kind(), KIND => {
+            table.store_pipelined::<KIND, T, _>(&mut inserts, items, hasher, &mut results)
+        });
         results
     }
+}
+
+/// What a pipelined insert does besides the table's first steps: the filter's count, and the
+/// path search once both of an item's buckets are full.
+struct BatchInserts<'a> {
+    /// The filter's count, kept here while the batch runs (in a register, not behind the
+    /// filter) and written back when the batch ends, even by a panic ([`Drop`]).
+    len: usize,
+    len_out: &'a mut usize,
+    search: &'a mut PathSearch,
+    limit: usize,
+    /// From this many items on, an item's look-ahead fetches what its path search would read.
+    searches_likely_from: usize,
+}
+
+impl Drop for BatchInserts<'_> {
+    fn drop(&mut self) {
+        *self.len_out = self.len;
+    }
+}
+
+impl BatchInserts<'_> {
+    /// An insert once both buckets are known to be full (see
+    /// [`CuckooFilter::insert_by_moves`]). Out of line, so that the common insert keeps its
+    /// registers.
+    #[inline(never)]
+    fn insert_by_moves(&mut self, table: &mut Table, located: Located) -> Result<(), InsertError> {
+        if self.search.insert_by_moves(table, located, self.limit).is_some() {
+            self.len += 1;
+            return Ok(());
+        }
+        Err(no_path(table, located))
+    }
+}
+
+impl PipelinedInserts<Vec<u8>> for BatchInserts<'_> {
+    type Output = Result<(), InsertError>;
+
+    #[inline(always)]
+    fn ahead<const KIND: Kind>(&self, table: &Table, (_, b1, b2): Located) {
+        if self.len >= self.searches_likely_from {
+            PathSearch::prefetch_for_insert::<KIND, _>(table, (b1, b2));
+        }
+    }
+
+    #[inline(always)]
+    fn finish(&mut self, table: &mut Table, first_step: Result<(), Located>) -> Result<(), InsertError> {
+        match first_step {
+            Ok(()) => {
+                self.len += 1;
+                Ok(())
+            }
+            Err(located) => self.insert_by_moves(table, located),
+        }
+    }
+}
+
+/// The error of an insert that found no path. Out of line: inlined, its probe (for any geometry)
+/// made every insert save and restore six registers.
+#[cold]
+#[inline(never)]
+fn no_path(table: &Table, located: Located) -> InsertError {
+    InsertError::no_path(table.count_located(located), table.slots())
 }
 
 impl FilterMut for CuckooFilter {

@@ -26,7 +26,7 @@
 //! (12-bit fingerprints in buckets of 4) has no practical limit; buckets of 2 need about 11 bits
 //! for a million items and 12 for a hundred million.
 
-use crate::config::{BUCKET_SIZES, FINGERPRINT_BITS};
+use crate::table::{BUCKET_SIZES, FINGERPRINT_BITS};
 
 /// The accepted chance that `n` distinct random items do not all fit in a filter built for `n`
 /// items: a configuration whose expected number of overflowing bucket groups exceeds this is

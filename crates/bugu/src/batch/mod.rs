@@ -37,8 +37,7 @@ pub(crate) const FAR_LOOKAHEAD: usize = 32;
 /// measured to gain (15 MiB) and to lose (1.5 and 3 MiB).
 pub(crate) const FAR_LOOKAHEAD_FROM_BYTES: usize = 8 << 20;
 
-/// Where an item goes: its fingerprint and its two buckets.
-pub(crate) type Located = (u32, usize, usize);
+pub(crate) use crate::hash::Located;
 
 /// Sets `outputs[i] = process(state, located)` for each item `i` of `items`, in order, where
 /// `located` is the item's place. The items are placed a block of `N` at a time ([`LOOKAHEAD`]

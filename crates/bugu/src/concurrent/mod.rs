@@ -2,7 +2,7 @@
 //!
 //! It is a [`CuckooFilter`] whose table lives in atomic words with a versioned lock per stripe of
 //! buckets (the protocol, and why a lookup never misses an item that is being moved, are explained
-//! in the table's `shared` module and in `docs/concurrency.md`):
+//! in the `stripes` module and in `docs/concurrency.md`):
 //! - **lookups take no lock and write nothing shared**: they read the two buckets between two
 //!   reads of a word that writers which move fingerprints change (of the stripes' versions, for
 //!   semi-sorted buckets), and read again if such a write overlapped;
@@ -21,15 +21,19 @@
 //! A failed insert adds nothing and loses nothing, as in [`CuckooFilter`]: a path is applied
 //! only whole, under the locks of all its buckets.
 
+mod shared_table;
+mod stripes;
+mod writer;
+
 use std::fmt;
 
 use std::io;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::batch::{FAR_LOOKAHEAD, LOOKAHEAD, answer_in_blocks, block_locator, in_blocks};
+use crate::batch::{FAR_LOOKAHEAD, LOOKAHEAD, Located, answer_in_blocks, block_locator, in_blocks};
 use crate::config::{Builder, Config, filter_parameters};
-use crate::cuckoo::PathSearch;
+use crate::cuckoo::{self, PathSearch};
 use crate::error::{ConfigError, InsertError};
 use crate::filter::{CuckooFilter, CuckooFilterIn};
 use crate::hash::Addressing;
@@ -38,8 +42,9 @@ use crate::key::{Key, KeyEncoding, Prehashed};
 use crate::membership::{Filter, item_updates};
 use crate::persist::PersistError;
 use crate::stats::Stats;
-use crate::table::shared::{SharedTable, WriteGuard};
 use crate::table::{ANY_GEOMETRY, AllocFailed};
+use shared_table::SharedTable;
+use writer::Writer;
 
 /// A cuckoo filter shared between threads: `Send + Sync`, every operation through `&self`,
 /// lookups without locks (see [the module docs](crate::concurrent)).
@@ -225,7 +230,7 @@ impl ConcurrentFilter {
     /// Whether an item located at `(fingerprint, b1, b2)` may be present: both buckets read at
     /// one moment between writes (see the module docs).
     #[inline(always)]
-    fn contains_located(&self, located: (u32, usize, usize)) -> bool {
+    fn contains_located(&self, located: Located) -> bool {
         self.shared.contains_located(located)
     }
 
@@ -340,73 +345,17 @@ impl ConcurrentFilter {
     );
 
     /// Stores a located fingerprint; with `unique`, only if it is absent while the item's stripes
-    /// are held (`Ok(false)` otherwise).
-    ///
-    /// First, the emptier of the item's two buckets takes it if it has room (under the lock of
-    /// that bucket alone, or of both for `unique`). Otherwise a path of moves is searched without
-    /// locks, then applied under the locks of all its buckets (and the item's) if it is still
-    /// valid; if another writer changed it meanwhile, the search starts again. From one thread
-    /// this is exactly [`CuckooFilter`]'s insert.
-    fn insert_located(
-        &self,
-        located @ (fingerprint, b1, b2): (u32, usize, usize),
-        unique: bool,
-    ) -> Result<bool, InsertError> {
-        // Most inserts change one bucket: choose it from an unlocked read, then take only its
-        // stripe and check that the slot is still free. (An exact `insert_unique` must hold both
-        // buckets while it checks for the item.)
-        if !unique && let Some((bucket, slot)) = self.shared.racy().free_slot_in_emptier(b1, b2) {
-            let guard = self.shared.lock_one(bucket);
-            if guard.table().set_if_empty(bucket, slot, fingerprint) {
-                guard.count_items(1);
-                return Ok(true);
-            }
-        }
-        if let Some(added) = self.store_if_room(&self.shared.lock_two(b1, b2), located, unique) {
-            return Ok(added);
-        }
-        let mut search = PathSearch::default();
-        loop {
-            let limit = self.config.eviction_limit;
-            let Some(path) = search.search(self.shared.racy(), (b1, b2), limit) else {
-                return Err(InsertError::no_path(self.count_located(located), self.config.bucket_size));
-            };
-            let mut guard = self.shared.lock_many(search.buckets(path).chain([b1, b2]));
-            // A slot freed while the path was searched is taken, as a single-threaded insert would.
-            if let Some(added) = self.store_if_room(&guard, located, unique) {
-                return Ok(added);
-            }
-            if search.is_valid(&guard.table(), path) {
-                guard.begin_moves();
-                search.apply(&mut guard.table(), path, fingerprint);
-                guard.count_items(1);
-                return Ok(true);
-            }
-            // Another writer changed the path meanwhile: search again.
-        }
-    }
-
-    /// Under `guard`, which holds the stripes of both of the item's buckets: `Some(false)` if
-    /// `unique` and the item is present; `Some(true)` once the emptier bucket with room took the
-    /// fingerprint; `None` if both are full.
-    fn store_if_room(
-        &self,
-        guard: &WriteGuard<'_>,
-        located @ (fingerprint, b1, b2): (u32, usize, usize),
-        unique: bool,
-    ) -> Option<bool> {
-        let mut table = guard.table();
-        if unique && table.contains_located(|| located) {
-            return Some(false);
-        }
-        let (bucket, slot) = table.free_slot_in_emptier(b1, b2)?;
-        table.set(bucket, slot, fingerprint);
-        guard.count_items(1);
-        Some(true)
+    /// are held (`Ok(false)` otherwise): the insert flow every filter shares
+    /// ([`cuckoo::insert`]), through the stripes' locks ([`Writer`]). From one thread this is
+    /// exactly [`CuckooFilter`]'s insert.
+    fn insert_located(&self, located: Located, unique: bool) -> Result<bool, InsertError> {
+        let mut writer = Writer { shared: &self.shared, unique };
+        cuckoo::insert(&mut writer, &mut PathSearch::default(), located, self.config.eviction_limit)
+            .ok_or_else(|| InsertError::no_path(self.count_located(located), self.config.bucket_size))
     }
 
     /// How many copies of a located fingerprint its two buckets hold, read at one moment.
-    fn count_located(&self, located @ (_, b1, b2): (u32, usize, usize)) -> usize {
+    fn count_located(&self, located @ (_, b1, b2): Located) -> usize {
         self.shared.read((b1, b2), |table| table.count_located(located), |_| false)
     }
 }

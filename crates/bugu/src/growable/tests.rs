@@ -12,7 +12,7 @@ use std::collections::{HashMap, HashSet};
 
 /// What identifies an item within one level: its fingerprint and its pair of buckets. Two items
 /// with the same signature are indistinguishable in that level.
-type Signature = (u32, usize, usize);
+type Signature = crate::hash::Located;
 
 fn signature(level: &CuckooFilter, hash: u64) -> Signature {
     let (fingerprint, b1, b2) = Addressing::new(level.bucket_count(), level.fingerprint_bits()).locate(hash);

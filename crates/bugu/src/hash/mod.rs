@@ -34,7 +34,7 @@ use xxhash_rust::xxh3::{Xxh3, xxh3_64_with_seed};
 
 mod addressing;
 
-pub(crate) use addressing::{Addressing, LocatedBlock};
+pub(crate) use addressing::{Addressing, Located, LocatedBlock};
 
 /// Identifies [`HashFunction::Xxh3`] in persisted headers.
 pub const HASH_ID_XXH3_64: u8 = 1;

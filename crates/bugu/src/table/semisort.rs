@@ -11,7 +11,7 @@
 //! version there is no width with a special case (its special cases give false negatives at 5,
 //! 7 and 9 bits), and the tests cover every width.
 
-use super::swar::{Lanes, MAX_LANES, Matcher, Word};
+use super::kernels::{self, Lanes, MAX_LANES, Matcher, Word};
 
 /// Slots per semi-sorted bucket: the scheme is defined for 4.
 pub(crate) const SLOTS: usize = 4;
@@ -253,13 +253,12 @@ impl<F: Fn(usize) -> u64> Matcher for Sorted13<F> {
         let nibble_flags = nibbles.matching_lanes(Self::nibbles(stored) as u64, fingerprint & 0xF);
         high_flags & nibble_flags.wrapping_mul(Self::NIBBLE_TO_HIGH)
     }
-    /// Both buckets at once in vector registers on x86-64 (`vector.rs` says why: more lookups in
-    /// flight than with the word code); other targets keep the trait's one bucket at a time.
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    /// Both buckets at once in vector registers on x86-64 (`kernels/x86_64.rs` says why: more
+    /// lookups in flight than with the word code); other targets test one bucket at a time.
     #[inline(always)]
     fn either_matches(&self, b1: usize, b2: usize, fingerprint: u32) -> bool {
         let words = [(self.window)(b1), (self.window)(b2)];
-        super::vector::either_sorted_has(
+        kernels::either_sorted_has::<{ CODE_BITS as i32 }>(
             words,
             words.map(|stored| Self::nibbles(stored) as u64),
             (fingerprint >> 4, fingerprint & 0xF),
@@ -361,6 +360,16 @@ mod tests {
             let each = matcher.matches(0, probe) | matcher.matches(1, probe) != 0;
             prop_assert_eq!(matcher.either_matches(0, 1, probe), each);
             prop_assert_eq!(matcher.either_matches(1, 0, probe), each);
+            // The word code of targets without the vector one answers alike.
+            type Plain = Sorted13<fn(usize) -> u64>;
+            let portable = kernels::portable_either_sorted_has::<{ CODE_BITS as i32 }>(
+                windows,
+                windows.map(|stored| Plain::nibbles(stored) as u64),
+                (probe >> 4, probe & 0xF),
+                (&Lanes::new(SLOTS, Plain::HIGH_BITS), &Lanes::new(SLOTS, 4)),
+                Plain::NIBBLE_TO_HIGH,
+            );
+            prop_assert_eq!(portable, each);
             if corrupt.is_none() {
                 prop_assert_eq!(each, fps(0).contains(&probe) || fps(1).contains(&probe));
             }

@@ -3,13 +3,24 @@
 //! A table reads its buckets as little-endian windows of 8 or 16 bytes ([`Storage::load`]) and
 //! writes a fingerprint by replacing some bits of such a window ([`StorageMut::store_bits`]).
 //! Any byte slice stores a table (an owned `Vec<u8>`, a borrowed `&[u8]` of a memory-mapped
-//! file); so do the atomic words of a table shared between threads ([`super::shared`]), which
+//! file); so do the atomic words of a table shared between threads ([`super::atomic`]), which
 //! implement the same two traits, so that the probes and the insertion algorithm are written once.
 
-use super::swar::Word;
+use super::kernels::Word;
 
 /// Bytes a table can be read from.
-pub(crate) trait Storage {
+///
+/// # Safety
+///
+/// The table's unchecked loads trust an implementor's answers. An implementor promises:
+/// - [`region`](Self::region) gives a [`Region`] over the storage's bytes, whose
+///   [`len`](Region::len) the storage holds at least while it is borrowed;
+/// - if [`KEEPS_ITS_LENGTH`](Self::KEEPS_ITS_LENGTH) is true, every region it gives is at least
+///   as long as the first one (its length never shrinks), so a length checked once, when a table
+///   is built over it, holds for every later lookup;
+/// - [`StorageMut::fill_zero_bits_unchecked`], if it implements that too, is sound for every
+///   window inside its region as last taken.
+pub(crate) unsafe trait Storage {
     /// Whether [`region`](Self::region) is always at least as long as the table built over this
     /// storage (checked when the table is built): true only for storage this crate allocates for
     /// a table and never resizes (the shared table's atomic words). Unsafe code relies on it: a
@@ -50,7 +61,13 @@ pub(crate) trait StorageMut: Storage {
 /// A storage's bytes taken once, so that one length check covers every load a lookup makes from
 /// them: a lookup checks [`len`](Region::len) once and then loads without checks (see
 /// [`Table::contains_hash`](super::Table::contains_hash)).
-pub(crate) trait Region: Copy {
+///
+/// # Safety
+///
+/// An implementor promises that [`load_unchecked`](Region::load_unchecked) is sound for every
+/// `offset` with `offset + W::BITS / 8 <= self.len()`: [`len`](Region::len) never overstates the
+/// bytes it may read.
+pub(crate) unsafe trait Region: Copy {
     /// Bytes from the start that [`load_unchecked`](Region::load_unchecked) may read.
     fn len(self) -> usize;
     /// The `W::BITS / 8` little-endian bytes starting at byte `offset`.
@@ -60,7 +77,9 @@ pub(crate) trait Region: Copy {
     unsafe fn load_unchecked<W: Word>(self, offset: usize) -> W;
 }
 
-impl Region for &[u8] {
+// SAFETY: `len` is the slice's length, and `load_unchecked` reads inside it when the caller keeps
+// its promise.
+unsafe impl Region for &[u8] {
     #[inline(always)]
     fn len(self) -> usize {
         <[u8]>::len(self)
@@ -76,7 +95,9 @@ impl Region for &[u8] {
     }
 }
 
-impl<S: AsRef<[u8]>> Storage for S {
+// SAFETY: the region is the slice `as_ref` gives, borrowed with the storage; `KEEPS_ITS_LENGTH` is
+// false (an `AsRef` may answer differently on each call, so every lookup checks the length).
+unsafe impl<S: AsRef<[u8]>> Storage for S {
     type Region<'a>
         = &'a [u8]
     where

@@ -14,23 +14,22 @@
 //! free-slot flags here.
 
 use std::arch::x86_64::{
-    __m128i, _mm_add_epi64, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi8, _mm_cvtsi128_si64,
-    _mm_movemask_epi8, _mm_mul_epu32, _mm_or_si128, _mm_set_epi64x, _mm_set1_epi64x, _mm_setzero_si128,
-    _mm_srli_epi64, _mm_sub_epi64, _mm_unpackhi_epi64, _mm_xor_si128,
+    __m128i, _MM_HINT_T1, _mm_add_epi64, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi8, _mm_cvtsi128_si64,
+    _mm_movemask_epi8, _mm_mul_epu32, _mm_or_si128, _mm_prefetch, _mm_set_epi64x, _mm_set1_epi64x,
+    _mm_setzero_si128, _mm_srli_epi64, _mm_sub_epi64, _mm_unpackhi_epi64, _mm_xor_si128,
 };
 
-use super::semisort::CODE_BITS;
-use super::swar::Lanes;
+use super::portable::Lanes;
 
 // SAFETY (for every `unsafe` block below): the intrinsics compute on values only (no memory
 // access) and need SSE2, which this module is compiled only with (`cfg(target_feature = "sse2")`
-// on its declaration, true on every x86-64 target).
+// on its declaration in `kernels/mod.rs`, true on every x86-64 target).
 
 /// Whether some lane of `a` or of `b` equals the same lane of `splat`: [`Word::either_has_lane_equal`]
 /// for `u64` (`low` and `top` as in [`Lanes::any_zero_lane`]). The compiler loads both words
 /// straight into the vector register.
 ///
-/// [`Word::either_has_lane_equal`]: super::swar::Word::either_has_lane_equal
+/// [`Word::either_has_lane_equal`]: super::Word::either_has_lane_equal
 #[inline(always)]
 pub(super) fn either_has_lane_equal(a: u64, b: u64, splat: u64, low: u64, top: u64) -> bool {
     // SAFETY: see the top of the module.
@@ -44,14 +43,15 @@ pub(super) fn either_has_lane_equal(a: u64, b: u64, splat: u64, low: u64, top: u
 }
 
 /// Whether a semi-sorted 13-bit bucket among `words` holds the fingerprint whose high part
-/// (its upper 9 bits) is `high` and low nibble `nibble`: [`Sorted13`](super::semisort::Sorted13)'s
-/// test of both buckets at once. `nibbles` are the buckets' four sorted nibbles as its code
+/// (its upper 9 bits) is `high` and low nibble `nibble`: the semi-sorted matcher's
+/// (`semisort::Sorted13`) test of both buckets at once. The high parts lie above the nibbles'
+/// code of `CODE_BITS` bits. `nibbles` are the buckets' four sorted nibbles as its code
 /// decodes them; `highs` and `nibble_lanes` the lanes of the high parts (above the code) and
 /// of the nibbles; `nibble_to_high` the product that moves nibble flags onto high-part flags
 /// (its proof is in `semisort.rs`; it stays below 2^32, as the 32-bit multiplication here
 /// needs).
 #[inline(always)]
-pub(super) fn either_sorted_has(
+pub(crate) fn either_sorted_has<const CODE_BITS: i32>(
     words: [u64; 2],
     nibbles: [u64; 2],
     (high, nibble): (u32, u32),
@@ -62,10 +62,7 @@ pub(super) fn either_sorted_has(
     // SAFETY: see the top of the module.
     let (stored_highs, nibbles) = unsafe {
         (
-            _mm_xor_si128(
-                _mm_srli_epi64::<{ CODE_BITS as i32 }>(pair(words[0], words[1])),
-                set(highs.splat(high)),
-            ),
+            _mm_xor_si128(_mm_srli_epi64::<CODE_BITS>(pair(words[0], words[1])), set(highs.splat(high))),
             _mm_xor_si128(pair(nibbles[0], nibbles[1]), set(nibble_lanes.splat(nibble))),
         )
     };
@@ -119,4 +116,12 @@ fn zero_lanes(words: __m128i, (body, top): (u64, u64)) -> __m128i {
 fn any_bit(flags: __m128i) -> bool {
     // SAFETY: see the top of the module.
     unsafe { _mm_movemask_epi8(_mm_cmpeq_epi8(flags, _mm_setzero_si128())) != 0xFFFF }
+}
+
+/// Asks the CPU to start loading the cache line of `address` into the L2 (`prefetcht1`). Only a
+/// hint: it never faults and never reads into the program, whatever the address.
+#[inline(always)]
+pub(crate) fn prefetch_t1(address: *const u8) {
+    // SAFETY: SSE is part of the x86-64 baseline, and a prefetch is only a hint (above).
+    unsafe { _mm_prefetch::<_MM_HINT_T1>(address.cast()) };
 }

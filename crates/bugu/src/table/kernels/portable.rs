@@ -144,20 +144,31 @@ macro_rules! impl_word {
         }
     };
 }
-impl_word!(
-    u64,
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    #[inline(always)]
-    fn either_has_lane_equal(a: Self, b: Self, splat: Self, low: Self, top: Self) -> bool {
-        super::vector::either_has_lane_equal(a, b, splat, low, top)
-    },
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    #[inline(always)]
-    fn zero_lanes_of_both(a: Self, b: Self, body: Self, top: Self) -> (Self, Self) {
-        super::vector::zero_lanes_of_both(a, b, body, top)
-    }
-);
-impl_word!(u128);
+pub(super) use impl_word;
+
+/// Whether either of two semi-sorted 13-bit buckets holds a fingerprint, in words: the code of
+/// targets without vector code for it, one bucket after the other as the matcher's own
+/// `matches` tests each (the arguments are those of the x86-64 version).
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
+#[inline(always)]
+pub(crate) fn either_sorted_has<const CODE_BITS: i32>(
+    words: [u64; 2],
+    nibbles: [u64; 2],
+    (high, nibble): (u32, u32),
+    (highs, nibble_lanes): (&Lanes<u64>, &Lanes<u64>),
+    nibble_to_high: u64,
+) -> bool {
+    let has = |word: u64, nibbles: u64| {
+        highs.matching_lanes(word >> CODE_BITS, high)
+            & nibble_lanes.matching_lanes(nibbles, nibble).wrapping_mul(nibble_to_high)
+    };
+    has(words[0], nibbles[0]) | has(words[1], nibbles[1]) != 0
+}
+
+/// No prefetch where the target has no hint for it (or under Miri, which runs no hint).
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2", not(miri)), allow(dead_code))]
+#[inline(always)]
+pub(crate) fn prefetch_t1(_address: *const u8) {}
 
 /// Lane masks for `lanes` lanes of `bits` bits in a word `W`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,0 +1,87 @@
+//! The concurrent filter's writes in the insert flow every filter shares
+//! ([`cuckoo::insert`](crate::cuckoo::insert)): under the locks of the stripes they change.
+
+use super::shared_table::SharedTable;
+use super::stripes::WriteGuard;
+use crate::batch::Located;
+use crate::cuckoo::{InsertTarget, Path, PathSearch};
+use crate::table::Table;
+use crate::table::atomic::AtomicBytes;
+
+/// The concurrent filter's inserts, as the insert flow writes them ([`InsertTarget`]), with
+/// `unique` for an add-if-absent insert.
+///
+/// The first step chooses the emptier of the item's two buckets from an unlocked read, then
+/// takes only that bucket's stripe and checks that the slot is still free: most inserts change
+/// one bucket. (An exact `insert_unique` must hold both buckets while it checks for the item.)
+/// Otherwise, or if that slot was taken meanwhile, it holds both buckets' stripes. A path of
+/// moves is searched without locks, then applied under the locks of all its buckets (and the
+/// item's) if it is still valid.
+pub(super) struct Writer<'a> {
+    pub(super) shared: &'a SharedTable,
+    pub(super) unique: bool,
+}
+
+/// A [`Writer`]'s hold on a path's buckets and the item's: their stripes' locks.
+pub(super) struct Held<'a> {
+    guard: WriteGuard<'a>,
+    unique: bool,
+}
+
+impl<'a> InsertTarget for Writer<'a> {
+    type Read = AtomicBytes;
+    type Hold<'h>
+        = Held<'a>
+    where
+        Self: 'h;
+    const SHARED: bool = true;
+
+    #[inline(always)]
+    fn first_step(&mut self, located @ (fingerprint, b1, b2): Located) -> Option<bool> {
+        if !self.unique
+            && let Some((bucket, slot)) = self.shared.racy().free_slot_in_emptier(b1, b2)
+        {
+            let guard = self.shared.lock_one(bucket);
+            if guard.table().set_if_empty(bucket, slot, fingerprint) {
+                guard.count_items(1);
+                return Some(true);
+            }
+        }
+        let mut held = Held { guard: self.shared.lock_two(b1, b2), unique: self.unique };
+        Self::store_if_room(&mut held, located)
+    }
+
+    #[inline(always)]
+    fn table(&self) -> &Table<AtomicBytes> {
+        self.shared.racy()
+    }
+
+    #[inline(always)]
+    fn hold(&mut self, buckets: impl Iterator<Item = usize>) -> Held<'a> {
+        Held { guard: self.shared.lock_many(buckets), unique: self.unique }
+    }
+
+    /// Under locks that hold both of the item's buckets: `Some(false)` if `unique` and the item
+    /// is present; `Some(true)` once the emptier bucket with room took the fingerprint; `None` if
+    /// both are full.
+    fn store_if_room(held: &mut Held<'a>, located @ (fingerprint, b1, b2): Located) -> Option<bool> {
+        let mut table = held.guard.table();
+        if held.unique && table.contains_located(|| located) {
+            return Some(false);
+        }
+        let (bucket, slot) = table.free_slot_in_emptier(b1, b2)?;
+        table.set(bucket, slot, fingerprint);
+        held.guard.count_items(1);
+        Some(true)
+    }
+
+    fn is_valid(held: &Held<'a>, search: &PathSearch, path: Path) -> bool {
+        search.is_valid(&held.guard.table(), path)
+    }
+
+    fn apply(held: &mut Held<'a>, search: &PathSearch, path: Path, fingerprint: u32) {
+        held.guard.begin_moves();
+        search.apply(&mut held.guard.table(), path, fingerprint);
+        held.guard.count_items(1);
+    }
+}

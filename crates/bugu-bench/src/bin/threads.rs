@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use bugu_bench::cli::parse_count;
 use bugu_bench::machine;
-use bugu_bench::report::csv;
+use bugu_bench::report;
 use bugu_bench::targets::{self, Target};
 use bugu_bench::threads::{self, Options, Report, Skip};
 use clap::Parser;
@@ -123,8 +123,7 @@ fn run(cli: &Cli) -> Result<(), String> {
         report.load.1 = machine::load_average();
         report.seconds = started.elapsed().as_secs_f64();
         // Rewritten after each size, so that a long run keeps what it measured.
-        csv::write(&path, &report.render())
-            .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
+        report::save(&path, &report.render())?;
     }
     println!("{}", report.render());
     eprintln!("wrote {} ({:.1} min)", path.display(), report.seconds / 60.0);

@@ -22,7 +22,7 @@ use bugu_bench::contender::Kind;
 use bugu_bench::fastfilter_cpp::{self, CUCKOO12, SEMI_SORT13};
 use bugu_bench::machine;
 use bugu_bench::memory_floor;
-use bugu_bench::report::csv;
+use bugu_bench::report;
 use bugu_bench::targets::{self, Target};
 use bugu_bench::timing::Clock;
 use bugu_bench::vs_fastfilter::{self, Comparison, Figures, Lineup, Round, SizeRun};
@@ -97,8 +97,7 @@ fn run(cli: &Cli) -> Result<(), String> {
         };
         // Rewritten after each size, so a long run that fails later keeps what it measured.
         if !comparison.sizes.is_empty() {
-            csv::write(&path, &comparison.render())
-                .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
+            report::save(&path, &comparison.render())?;
         }
         if let Some(error) = failure {
             if !comparison.sizes.is_empty() {

@@ -13,6 +13,7 @@ use super::work::{
 };
 use super::{MixPlan, Options, Round, Row, Samples, SizeRun, Workload};
 use crate::contender::grouped;
+use crate::report::rounds::rotation;
 use crate::workload::{SplitMix64, u64_keys};
 
 /// The keys of one size.
@@ -350,8 +351,7 @@ impl<'a> SizeRunner<'a> {
     /// One round: every row in turn, starting `offset` places into the schedule.
     fn round(&mut self, offset: usize) {
         let n = self.run.keys;
-        let mut order = Row::SCHEDULE.to_vec();
-        order.rotate_left(offset % Row::SCHEDULE.len());
+        let order: Vec<Row> = rotation(offset, Row::SCHEDULE.len()).map(|i| Row::SCHEDULE[i]).collect();
         let mut round = Round {
             load: (crate::machine::load_average(), None),
             order: order.clone(),

@@ -11,6 +11,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use bugu::{CuckooFilter, Filter, FilterMut};
+use bugu_bench::workload::mix64;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
 /// Items in the small filter: 10K items, about 16 KB, in L1/L2.
@@ -24,14 +25,8 @@ fn large() -> usize {
     std::env::var("BUGU_BENCH_ITEMS").ok().and_then(|v| v.parse().ok()).unwrap_or(LARGE).max(2 * CHUNK)
 }
 
-/// SplitMix64's finaliser: a bijection, so distinct counters give distinct keys.
-fn mix64(mut x: u64) -> u64 {
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
-}
-
-/// `count` distinct random keys from counters `start..`.
+/// `count` distinct random keys from counters `start..` (the harness's mixer is a bijection, so
+/// distinct counters give distinct keys).
 fn keys(start: u64, count: usize) -> Vec<u64> {
     (start..start + count as u64).map(mix64).collect()
 }

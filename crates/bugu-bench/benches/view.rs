@@ -7,6 +7,7 @@
 use std::hint::black_box;
 
 use bugu::{CuckooFilter, CuckooView, Filter, FilterMut};
+use bugu_bench::workload::SplitMix64;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
 const ITEMS: u64 = 1_000_000;
@@ -14,14 +15,12 @@ const ITEMS: u64 = 1_000_000;
 const QUERIES: usize = 4096;
 
 fn queries() -> Vec<u64> {
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut random = SplitMix64::new(1);
     (0..QUERIES)
         .map(|i| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
+            let key = random.below(ITEMS as usize) as u64;
             // Present keys are 0..ITEMS; absent ones lie above.
-            if i % 2 == 0 { state % ITEMS } else { ITEMS + state % ITEMS }
+            if i % 2 == 0 { key } else { ITEMS + key }
         })
         .collect()
 }

@@ -63,8 +63,7 @@ pub fn measure_and_report<R>(
     let start = machine::load_average();
     let runs: Vec<R> = args.sizes.iter().map(|&keys| measure(keys)).collect();
     let report = render(&machine::describe(), (start, machine::load_average()), &runs);
-    crate::report::csv::write(&path, &report)
-        .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
+    crate::report::save(&path, &report)?;
     println!("{report}");
     eprintln!("wrote {}", path.display());
     Ok(())

@@ -7,7 +7,8 @@
 //!   timed loops;
 //! - [`compare`]: rows × sizes; [`seed_table`]: the Bloom-vs-cuckoo table;
 //! - [`report`]: markdown, CSV and SVG charts;
-//! - [`cli`]: argument parsing shared by the binaries;
+//! - [`cli`]: argument parsing shared by the binaries; [`targets`]: the ratios the reports print,
+//!   and the `--target`s they are judged against;
 //! - [`fastfilter_cpp`], [`memory_floor`] and [`vs_fastfilter`]: the side-by-side run against the
 //!   C++ reference benchmark, and the memory floor it is judged against;
 //! - [`reference_cuckoo`]: the C++ reference's cuckoo filter transcribed into Rust, and
@@ -30,6 +31,7 @@ pub mod reference_cuckoo;
 pub mod report;
 pub mod run;
 pub mod seed_table;
+pub mod targets;
 pub mod threads;
 pub mod timing;
 pub mod vs_fastfilter;

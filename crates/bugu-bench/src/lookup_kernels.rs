@@ -23,8 +23,8 @@
 //! - the memory floor: two independent random line reads per lookup from a buffer of the size.
 //!
 //! Before each variant, a sweep over a buffer twice this machine's L3 (64 MiB) evicts the table
-//! the variant before it read: without it, a variant that follows another on the same table found
-//! a fifth of a 150 MiB table's lines still in the 32 MiB L3, and took 10-15% less time for it.
+//! the variant before it read: without it, a variant that follows another on the same table finds
+//! part of the table still in the cache and is timed faster than it would be on its own.
 //!
 //! The reference table holds random bytes: neither kernel branches on what it reads, so the
 //! contents change no timing (bugu's own table is filled with the keys, as in the harness).

@@ -9,13 +9,13 @@
 
 use std::time::{Duration, Instant};
 
-/// Which clock times the loops.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// Which clock times the loops (the binaries' `--clock`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum Clock {
-    /// Elapsed real time, `std::time::Instant`.
+    /// Elapsed real time (std::time::Instant).
     #[default]
     Wall,
-    /// CPU time consumed by the calling thread (`CLOCK_THREAD_CPUTIME_ID`).
+    /// CPU time of the measuring thread: leaves out time slices taken by other processes.
     Thread,
 }
 

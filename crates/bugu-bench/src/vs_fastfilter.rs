@@ -1,6 +1,6 @@
-//! bugu side by side with the C++ reference (see [`fastfilter_cpp`]): the
-//! figures of each alternated round, their medians over the rounds, the ratios the project's
-//! issue 12 sets targets for (each with its target and verdict), rendered as markdown.
+//! bugu side by side with the C++ reference (see [`fastfilter_cpp`]): the figures of each
+//! alternated round, their medians over the rounds and the ratios between them (with a verdict
+//! for each ratio a `--target` names), rendered as markdown.
 //!
 //! The run itself — which process goes when — is the `vs_fastfilter` binary's; this module holds
 //! what it measured and how it is reported.
@@ -11,6 +11,7 @@ use crate::contender::grouped;
 use crate::fastfilter_cpp;
 use crate::memory_floor::Floor;
 use crate::run::Measurement;
+use crate::targets::{self, RatioRow, Target};
 use crate::timing::median;
 
 /// The figures compared for one filter in one round; times are ns per key.
@@ -143,24 +144,24 @@ pub struct Comparison {
     pub commit: Option<String>,
     /// Rounds asked for per size.
     pub rounds: usize,
+    /// What named ratios must be; the report shows their verdicts.
+    pub targets: Vec<Target>,
     /// The sizes measured so far, in order.
     pub sizes: Vec<SizeRun>,
 }
 
-/// A ratio the issue sets a target for.
+/// A ratio of two figures of a lineup, under the short name a `--target` refers to.
 #[derive(Debug, Clone, Copy)]
-pub struct Target {
-    /// What is divided by what.
-    pub ratio: &'static str,
-    /// The ratio must be at most this.
-    pub at_most: f64,
-    /// Whether the ratio must also meet the target in every round, not only in the medians.
-    pub every_round: bool,
+pub struct Ratio {
+    /// The short name.
+    pub name: &'static str,
+    /// What is divided by what, in words.
+    pub label: &'static str,
     /// Numerator and denominator from a lineup.
     pub parts: fn(&Lineup) -> (f64, f64),
 }
 
-impl Target {
+impl Ratio {
     /// The ratio in one lineup.
     pub fn of(&self, lineup: &Lineup) -> f64 {
         let (numerator, denominator) = (self.parts)(lineup);
@@ -168,44 +169,50 @@ impl Target {
     }
 }
 
-/// The targets of issue 12, in report order.
-pub fn targets() -> Vec<Target> {
-    let target = |ratio, at_most, every_round, parts| Target { ratio, at_most, every_round, parts };
+/// The ratios the report prints, in report order: bugu's rows against the C++ filters they
+/// match, then the batched lookups against the memory floor (two line reads per lookup).
+pub fn ratios() -> Vec<Ratio> {
+    let ratio = |name, label, parts| Ratio { name, label, parts };
     vec![
-        target("bugu-12 find 0% / C++ Cuckoo12 find 0%", 0.85, false, |l| {
+        ratio("find0-12", "bugu-12 find 0% / C++ Cuckoo12 find 0%", |l| {
             (l.bugu12.find0_ns, l.cuckoo12.find0_ns)
         }),
-        target("bugu-12 find 100% / C++ Cuckoo12 find 100%", 0.85, false, |l| {
+        ratio("find100-12", "bugu-12 find 100% / C++ Cuckoo12 find 100%", |l| {
             (l.bugu12.find100_ns, l.cuckoo12.find100_ns)
         }),
-        target("bugu-13 semi-sorted find 0% / C++ CuckooSemiSort13 find 0%", 1.0, false, |l| {
+        ratio("find0-13", "bugu-13 semi-sorted find 0% / C++ CuckooSemiSort13 find 0%", |l| {
             (l.bugu13_semi_sorted.find0_ns, l.semi_sort13.find0_ns)
         }),
-        target("bugu-13 semi-sorted find 100% / C++ CuckooSemiSort13 find 100%", 1.0, false, |l| {
+        ratio("find100-13", "bugu-13 semi-sorted find 100% / C++ CuckooSemiSort13 find 100%", |l| {
             (l.bugu13_semi_sorted.find100_ns, l.semi_sort13.find100_ns)
         }),
-        target("bugu-13 semi-sorted insert / C++ CuckooSemiSort13 insert", 1.0, false, |l| {
+        ratio("insert-13", "bugu-13 semi-sorted insert / C++ CuckooSemiSort13 insert", |l| {
             (l.bugu13_semi_sorted.insert_ns, l.semi_sort13.insert_ns)
         }),
-        target("bugu-12 insert / C++ Cuckoo12 insert", 0.6, false, |l| {
+        ratio("insert-12", "bugu-12 insert / C++ Cuckoo12 insert", |l| {
             (l.bugu12.insert_ns, l.cuckoo12.insert_ns)
         }),
-        target("bugu-12 batched insert / C++ Cuckoo12 insert", 0.4, false, |l| {
+        ratio("batch-insert-12", "bugu-12 batched insert / C++ Cuckoo12 insert", |l| {
             (l.bugu12_batched.insert_ns, l.cuckoo12.insert_ns)
         }),
-        target("bugu-12 batched find 0% / C++ Cuckoo12 find 0%", 0.5, true, |l| {
+        ratio("batch-find0-12", "bugu-12 batched find 0% / C++ Cuckoo12 find 0%", |l| {
             (l.bugu12_batched.find0_ns, l.cuckoo12.find0_ns)
         }),
-        target("bugu-12 batched find 100% / C++ Cuckoo12 find 100%", 0.5, true, |l| {
+        ratio("batch-find100-12", "bugu-12 batched find 100% / C++ Cuckoo12 find 100%", |l| {
             (l.bugu12_batched.find100_ns, l.cuckoo12.find100_ns)
         }),
-        target("bugu-12 batched find 0% / (2 x memory floor per line)", 1.2, false, |l| {
+        ratio("batch-find0-floor", "bugu-12 batched find 0% / (2 x memory floor per line)", |l| {
             (l.bugu12_batched.find0_ns, 2.0 * l.floor_ns_per_line)
         }),
-        target("bugu-12 batched find 100% / (2 x memory floor per line)", 1.2, false, |l| {
+        ratio("batch-find100-floor", "bugu-12 batched find 100% / (2 x memory floor per line)", |l| {
             (l.bugu12_batched.find100_ns, 2.0 * l.floor_ns_per_line)
         }),
     ]
+}
+
+/// The short names of [`ratios`], for checking the `--target`s.
+pub fn ratio_names() -> Vec<&'static str> {
+    ratios().iter().map(|ratio| ratio.name).collect()
 }
 
 impl SizeRun {
@@ -215,11 +222,18 @@ impl SizeRun {
         (!lineups.is_empty()).then(|| Lineup::median(&lineups))
     }
 
-    /// Whether `target` is met: by the ratio of the medians, and in every round if it says so.
-    pub fn meets(&self, target: &Target) -> bool {
-        let Some(medians) = self.medians() else { return false };
-        target.of(&medians) <= target.at_most
-            && (!target.every_round || self.rounds.iter().all(|r| target.of(&r.lineup) <= target.at_most))
+    /// Every ratio: of the medians, and in each round.
+    pub fn ratio_rows(&self) -> Vec<RatioRow<'static>> {
+        let medians = self.medians();
+        ratios()
+            .into_iter()
+            .map(|ratio| RatioRow {
+                name: ratio.name,
+                label: ratio.label,
+                value: medians.as_ref().map(|m| ratio.of(m)),
+                per_round: self.rounds.iter().map(|r| ratio.of(&r.lineup)).collect(),
+            })
+            .collect()
     }
 }
 
@@ -266,17 +280,17 @@ impl Comparison {
             self.rounds
         );
         if self.rounds < 3 {
-            out.push_str("\n**Fewer than 3 rounds: issue 12 asks for medians of at least 3.**\n");
+            out.push_str("\n**Fewer than 3 rounds: the medians are less robust against the noise.**\n");
         }
         for size in &self.sizes {
-            size.render(&mut out);
+            size.render(&mut out, &self.targets);
         }
         out
     }
 }
 
 impl SizeRun {
-    fn render(&self, out: &mut String) {
+    fn render(&self, out: &mut String, targets: &[Target]) {
         let Some(medians) = self.medians() else { return };
         let rounds = self.rounds.len();
         let floor = &self.rounds[0].floor;
@@ -305,24 +319,13 @@ impl SizeRun {
             2.0 * medians.floor_ns_per_line
         );
 
-        out.push_str("Ratios (of the medians; each must be at most its target):\n\n");
-        out.push_str("| ratio | value | per round | target | verdict |\n|---|---:|---|---:|---|\n");
-        for target in targets() {
-            let per_round: Vec<String> =
-                self.rounds.iter().map(|r| format!("{:.2}", target.of(&r.lineup))).collect();
-            let rule = if target.every_round { " (and in every round)" } else { "" };
-            let verdict = if self.meets(&target) { "pass" } else { "FAIL" };
-            let _ = writeln!(
-                out,
-                "| {} | {:.2} | {} | <= {:.2}{rule} | {verdict} |",
-                target.ratio,
-                target.of(&medians),
-                per_round.join(", "),
-                target.at_most
-            );
+        out.push_str("Ratios (of the medians, and in each round):\n\n");
+        let (table, met) = targets::table(&self.ratio_rows(), targets);
+        out.push_str(&table);
+        if !targets.is_empty() {
+            let _ = writeln!(out, "\n{met} of {} targets met.", targets.len());
         }
-        let met = targets().iter().filter(|t| self.meets(t)).count();
-        let _ = writeln!(out, "\n{met} of {} targets met.\n", targets().len());
+        out.push('\n');
 
         out.push_str("Per round, ns per key:\n\n| round | filter ");
         out.push_str(FIGURES_HEADER);
@@ -375,8 +378,36 @@ mod tests {
         Round { lineup, floor, load: (Some("0.5 0.4 0.3".into()), None), warnings: vec![] }
     }
 
+    /// Targets for every ratio, as a run would pass them on the command line.
+    fn targets() -> Vec<Target> {
+        [
+            "find0-12<=0.85",
+            "find100-12<=0.85",
+            "find0-13<=1",
+            "find100-13<=1",
+            "insert-13<=1",
+            "insert-12<=0.6",
+            "batch-insert-12<=0.4",
+            "batch-find0-12<=0.5:every-round",
+            "batch-find100-12<=0.5:every-round",
+            "batch-find0-floor<=1.2",
+            "batch-find100-floor<=1.2",
+        ]
+        .iter()
+        .map(|t| t.parse().expect("a valid target"))
+        .collect()
+    }
+
     fn verdicts(size: &SizeRun) -> Vec<bool> {
-        targets().iter().map(|t| size.meets(t)).collect()
+        let targets = targets();
+        size.ratio_rows()
+            .iter()
+            .zip(&targets)
+            .map(|(row, target)| {
+                assert_eq!(row.name, target.name);
+                target.met(row.value.unwrap(), &row.per_round)
+            })
+            .collect()
     }
 
     #[test]
@@ -386,7 +417,8 @@ mod tests {
         let size = SizeRun { keys: 1000, lookups: 1000, rounds: vec![round(40.0), round(60.0), round(45.0)] };
         let medians = size.medians().unwrap();
         assert_eq!(medians.bugu12_batched.find0_ns, 45.0);
-        let all = targets();
+        let all = ratios();
+        assert_eq!(all.len(), targets().len());
         assert_eq!(all[0].of(&medians), 0.8);
         assert_eq!(all[7].of(&medians), 0.45);
         assert_eq!(all[9].of(&medians), 1.125);
@@ -408,6 +440,7 @@ mod tests {
             checkout: "../fastfilter_cpp".into(),
             commit: Some("abc1234".into()),
             rounds: 2,
+            targets: targets(),
             sizes: vec![size],
         };
         let text = comparison.render();
@@ -416,13 +449,19 @@ mod tests {
         assert!(text.contains("Fewer than 3 rounds"));
         assert!(text.contains("## 1,000,000 keys"));
         assert!(
-            text.contains("| bugu-12 batched find 0% / C++ Cuckoo12 find 0% | 0.50 | 0.40, 0.60 | <= 0.50")
+            text.contains("| bugu-12 batched find 0% / C++ Cuckoo12 find 0% (`batch-find0-12`) | 0.50 | 0.40, 0.60 | <= 0.50 (and in every round) | FAIL |"),
+            "{text}"
         );
+        assert!(text.contains("of 11 targets met."));
         assert!(text.contains("| 2 | bugu-12 batched | 70.0 | 60.0 | 60.0 | 12.70 | 0.1800 |"));
         assert!(text.contains("| 1 | 0.5 0.4 0.3 | n/a | 20.0 | 40.0 |"));
         assert!(text.contains("Memory floor: 20.0 ns per line; 2 x 20.0 = 40.0 ns per lookup."));
-        for target in targets() {
-            assert!(text.contains(target.ratio), "{} missing", target.ratio);
+        for ratio in ratios() {
+            assert!(text.contains(ratio.label), "{} missing", ratio.label);
         }
+        // Without targets: the same ratios, no verdicts.
+        let text = Comparison { targets: vec![], ..comparison }.render();
+        assert!(text.contains("(`batch-find0-12`) | 0.50 | 0.40, 0.60 |  |  |"), "{text}");
+        assert!(!text.contains("targets met"));
     }
 }

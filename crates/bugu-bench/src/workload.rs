@@ -41,7 +41,8 @@ pub fn mix64(mut x: u64) -> u64 {
     x ^ (x >> 31)
 }
 
-/// A small seeded generator (SplitMix64) for shuffles: reproducible without a `rand` dependency.
+/// A small seeded generator (SplitMix64): the one every binary and benchmark of this crate draws
+/// its shuffles and random picks from, reproducible without a `rand` dependency.
 #[derive(Debug, Clone)]
 pub struct SplitMix64(u64);
 

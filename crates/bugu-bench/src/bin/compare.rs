@@ -18,14 +18,6 @@ use bugu_bench::timing::Clock;
 use clap::{Parser, ValueEnum};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
-enum ClockArg {
-    /// Elapsed real time (std::time::Instant).
-    Wall,
-    /// CPU time of the measuring thread: leaves out time slices taken by other processes.
-    Thread,
-}
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
 enum Keys {
     /// Seeded random 64-bit integers.
     U64,
@@ -48,7 +40,7 @@ struct Cli {
     keys: Keys,
     /// The clock timing the loops.
     #[arg(long, value_enum, default_value = "wall")]
-    clock: ClockArg,
+    clock: Clock,
     /// Timed repeats of each phase; the median is reported.
     #[arg(long, default_value_t = 3)]
     repeats: usize,
@@ -142,10 +134,7 @@ fn main() -> ExitCode {
         max_lookups: cli.max_lookups.max(1),
         batch: cli.batch.max(1),
         kinds,
-        clock: match cli.clock {
-            ClockArg::Wall => Clock::Wall,
-            ClockArg::Thread => Clock::Thread,
-        },
+        clock: cli.clock,
     };
     let report = compare::run(&options);
     let result = if cli.seed_table {

@@ -11,7 +11,7 @@
 //! Then it times one-by-one and batched lookups of absent keys on the last pair, in paired rounds
 //! that alternate which filter goes first, and prints the median (and quartiles) of the per-pair
 //! time ratios: pairing cancels most of the drift of a shared machine, which moves absolute times
-//! by 10-20% between processes. Switching the mode needs root (it writes
+//! between processes by more than the difference looked for. Switching the mode needs root (it writes
 //! `/sys/kernel/mm/transparent_hugepage/enabled`); the mode found at the start is restored.
 
 use std::hint::black_box;

@@ -5,10 +5,12 @@
 //! ```text
 //! cargo run --release -p bugu-bench --bin threads -- --sizes 1e7,1e8 --rounds 3
 //! cargo run --release -p bugu-bench --bin threads -- --sizes 1e6 --rounds 1 --skip atomic
+//! cargo run --release -p bugu-bench --bin threads -- --sizes 1e7 --target lookup-scaling>=1.8
 //! ```
 //!
-//! Prints markdown (medians, the ratios the issue sets targets for, false-negative checks) and
-//! writes it to `OUT_DIR/threads.md` after each size. The method is in [`bugu_bench::threads`].
+//! Prints markdown (medians, the ratios between them, false-negative checks; a verdict for each
+//! `--target`) and writes it to `OUT_DIR/threads.md` (`target/bench-results/threads.md` by
+//! default) after each size. The method is in [`bugu_bench::threads`].
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -16,12 +18,14 @@ use std::time::{Duration, Instant};
 
 use bugu_bench::cli::parse_count;
 use bugu_bench::machine;
-use bugu_bench::report::csv;
+use bugu_bench::report;
+use bugu_bench::targets::{self, Target};
 use bugu_bench::threads::{self, Options, Report, Skip};
 use clap::Parser;
 
 /// Measure `bugu::ConcurrentFilter` against `RwLock`/`Mutex<CuckooFilter>` and `atomic-cuckoo-filter`,
-/// with 1 and 2 threads, and print the medians and the issue's targets.
+/// with 1 and 2 threads, and print the medians and their ratios. The report goes to stdout and to
+/// OUT_DIR/threads.md.
 #[derive(Debug, Parser)]
 #[command(version)]
 struct Cli {
@@ -52,10 +56,15 @@ struct Cli {
     /// if they would end within it (judged by the previous round); the report says which were not.
     #[arg(long)]
     budget_minutes: Option<f64>,
+    /// What a ratio must be, comma-separated: NAME<=LIMIT or NAME>=LIMIT, `:every-round` appended
+    /// if it must hold in each round too (e.g. `lookup-scaling>=1.8`). The report prints every
+    /// ratio with its NAME, and a verdict for each one given here.
+    #[arg(long, value_delimiter = ',')]
+    target: Vec<Target>,
     /// Seed of the keys.
     #[arg(long, default_value_t = 42)]
     seed: u64,
-    /// Where threads.md goes.
+    /// Where threads.md goes (created if missing).
     #[arg(long, default_value = "target/bench-results")]
     out_dir: PathBuf,
 }
@@ -84,6 +93,7 @@ impl Cli {
             max_mix_ops: self.max_mix_ops,
             phase_limit: Duration::from_secs(self.phase_limit),
             skip: self.skip.clone(),
+            targets: self.target.clone(),
             seed: self.seed,
         }
     }
@@ -95,6 +105,7 @@ fn main() -> ExitCode {
 
 fn run(cli: &Cli) -> Result<(), String> {
     let rounds = cli.rounds_per_size()?;
+    targets::check_names(&cli.target, &threads::ratio_names())?;
     let started = Instant::now();
     let mut report = Report {
         machine: machine::describe(),
@@ -112,8 +123,7 @@ fn run(cli: &Cli) -> Result<(), String> {
         report.load.1 = machine::load_average();
         report.seconds = started.elapsed().as_secs_f64();
         // Rewritten after each size, so that a long run keeps what it measured.
-        csv::write(&path, &report.render())
-            .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
+        report::save(&path, &report.render())?;
     }
     println!("{}", report.render());
     eprintln!("wrote {} ({:.1} min)", path.display(), report.seconds / 60.0);
@@ -144,5 +154,10 @@ mod tests {
         assert!(Cli::try_parse_from(["x", "--threads", "0"]).is_err());
         assert!(Cli::try_parse_from(["x", "--sizes", "10"]).is_err());
         assert!(Cli::try_parse_from(["x", "--skip", "bloom"]).is_err());
+        let cli = Cli::try_parse_from(["x", "--target", "lookup-scaling>=1.8,mix-scaling>=1.5:every-round"]);
+        assert_eq!(cli.unwrap().options().targets.len(), 2);
+        assert!(Cli::try_parse_from(["x", "--target", "lookup-scaling"]).is_err());
+        let cli = Cli::try_parse_from(["x", "--sizes", "1e3", "--target", "speed>=2"]).unwrap();
+        assert!(run(&cli).unwrap_err().starts_with("no ratio named speed"));
     }
 }

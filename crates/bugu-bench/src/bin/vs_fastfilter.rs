@@ -10,8 +10,9 @@
 //! UNAME_P=x86_64` in its `benchmarks/`). Then, per size and round, in this order: the C++
 //! benchmark with Cuckoo12 and CuckooSemiSort13; bugu-12, bugu-12 batched and bugu-13 semi-sorted
 //! through the `compare` harness in this process; the memory floor, from a buffer the size of the
-//! bugu-12 table. Prints markdown (medians, ratios against the targets of issue 12, every round's
-//! figures and load) and writes it to `OUT_DIR/vs-fastfilter.md` after each size.
+//! bugu-12 table. Prints markdown (medians, the ratios between them with a verdict for each
+//! `--target`, every round's figures and load) and writes it to `OUT_DIR/vs-fastfilter.md`
+//! (`target/bench-results/vs-fastfilter.md` by default) after each size.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -21,9 +22,10 @@ use bugu_bench::contender::Kind;
 use bugu_bench::fastfilter_cpp::{self, CUCKOO12, SEMI_SORT13};
 use bugu_bench::machine;
 use bugu_bench::memory_floor;
-use bugu_bench::report::csv;
+use bugu_bench::report;
+use bugu_bench::targets::{self, Target};
 use bugu_bench::timing::Clock;
-use bugu_bench::vs_fastfilter::{Comparison, Figures, Lineup, Round, SizeRun};
+use bugu_bench::vs_fastfilter::{self, Comparison, Figures, Lineup, Round, SizeRun};
 use clap::Parser;
 
 /// Lookups per mix: the C++ benchmark looks up min(keys, 10^7) keys per mix, and so does bugu.
@@ -37,8 +39,8 @@ const FLOOR_READS: usize = 10_000_000;
 const FLOOR_REPEATS: usize = 5;
 
 /// Run fastfilter_cpp's bulk-insert-and-query benchmark (Cuckoo12, CuckooSemiSort13) and bugu's
-/// matching rows alternately at the same key counts; print the medians, the ratios issue 12 sets
-/// targets for, and the memory floor.
+/// matching rows alternately at the same key counts; print the medians, the ratios between them
+/// and the memory floor. The report goes to stdout and to OUT_DIR/vs-fastfilter.md.
 #[derive(Debug, Parser)]
 #[command(version)]
 struct Cli {
@@ -49,12 +51,17 @@ struct Cli {
     #[arg(long, value_delimiter = ',', value_parser = bugu_bench::cli::parse_table_keys, default_value = "1e7,1e8")]
     sizes: Vec<usize>,
     /// Alternated rounds per size (C++, bugu, floor); the report shows medians over them. Nine by
-    /// default: at 10^7 keys, where the tables sit in an L3 shared with other tenants, a single
-    /// round's ratio of two processes run a minute apart ranged from 0.3 to 1.5, and a median of
-    /// five still moved by up to 0.3 from run to run.
+    /// default: at 10^7 keys the tables sit in an L3 cache shared with other tenants, so the ratio
+    /// of two processes run a minute apart swings widely from round to round, and a median of a few
+    /// rounds still moves from run to run.
     #[arg(long, default_value_t = 9, value_parser = clap::value_parser!(u32).range(1..))]
     rounds: u32,
-    /// Where vs-fastfilter.md goes.
+    /// What a ratio must be, comma-separated: NAME<=LIMIT or NAME>=LIMIT, `:every-round` appended
+    /// if it must hold in each round too (e.g. `find0-12<=0.85`). The report prints every ratio
+    /// with its NAME, and a verdict for each one given here.
+    #[arg(long, value_delimiter = ',')]
+    target: Vec<Target>,
+    /// Where vs-fastfilter.md goes (created if missing).
     #[arg(long, default_value = "target/bench-results")]
     out_dir: PathBuf,
 }
@@ -64,6 +71,7 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: &Cli) -> Result<(), String> {
+    targets::check_names(&cli.target, &vs_fastfilter::ratio_names())?;
     let checkout = std::fs::canonicalize(&cli.fastfilter)
         .map_err(|error| format!("fastfilter_cpp checkout {}: {error}", cli.fastfilter.display()))?;
     let exe = fastfilter_cpp::ensure_built(&checkout)?;
@@ -73,6 +81,7 @@ fn run(cli: &Cli) -> Result<(), String> {
         checkout: cli.fastfilter.display().to_string(),
         commit: fastfilter_cpp::commit(&checkout),
         rounds: cli.rounds as usize,
+        targets: cli.target.clone(),
         sizes: Vec::new(),
     };
     let path = cli.out_dir.join("vs-fastfilter.md");
@@ -88,8 +97,7 @@ fn run(cli: &Cli) -> Result<(), String> {
         };
         // Rewritten after each size, so a long run that fails later keeps what it measured.
         if !comparison.sizes.is_empty() {
-            csv::write(&path, &comparison.render())
-                .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
+            report::save(&path, &comparison.render())?;
         }
         if let Some(error) = failure {
             if !comparison.sizes.is_empty() {
@@ -176,6 +184,9 @@ mod tests {
         assert_eq!((cli.sizes, cli.rounds), (vec![1_000_000, 2_000_000], 2));
         assert!(Cli::try_parse_from(["x", "--fastfilter", "d", "--sizes", "10"]).is_err());
         assert!(Cli::try_parse_from(["x", "--fastfilter", "d", "--rounds", "0"]).is_err());
+        let cli = Cli::try_parse_from(["x", "--fastfilter", "d", "--target", "find0-12<=0.85,x<=1"]).unwrap();
+        assert_eq!(cli.target.len(), 2);
+        assert!(run(&cli).unwrap_err().starts_with("no ratio named x"));
         assert_eq!(
             Cli::try_parse_from(["x", "--fastfilter", "d"]).unwrap().sizes,
             vec![10_000_000, 100_000_000]

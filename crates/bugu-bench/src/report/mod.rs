@@ -9,6 +9,11 @@ pub fn mib(bytes: usize) -> String {
     format!("{:.1} MiB", bytes as f64 / (1 << 20) as f64)
 }
 
+/// Writes a rendered report to `path` (creating its folder), with the path in the error.
+pub fn save(path: &std::path::Path, text: &str) -> Result<(), String> {
+    csv::write(path, text).map_err(|error| format!("cannot write {}: {error}", path.display()))
+}
+
 pub mod charts;
 pub mod csv;
 pub mod markdown;

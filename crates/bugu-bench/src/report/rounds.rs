@@ -27,8 +27,7 @@ impl Rounds {
     /// The order in which round `round` runs the variants: each round starts with the next one, so
     /// that none always runs first, or after the same one.
     pub fn order(&self, round: usize) -> impl Iterator<Item = usize> + use<> {
-        let count = self.names.len();
-        (0..count).map(move |k| (round + k) % count)
+        rotation(round, self.names.len())
     }
 
     /// Records variant `v`'s time in the current round.
@@ -80,6 +79,13 @@ impl Rounds {
         }
         out
     }
+}
+
+/// The indices `0..count` in the order round `round` runs them: each round starts one further on,
+/// so that no contender always runs first, or after the same one, and a burst of load from
+/// another process does not always hit the same one.
+pub fn rotation(round: usize, count: usize) -> impl Iterator<Item = usize> {
+    (0..count).map(move |k| (round + k) % count)
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@
 //!   item one at a time was a large share of a batched lookup's work.
 //!
 //! The loops are plain loops over arrays: a ring of located items fed by an iterator cost far
-//! more work per batched lookup (`docs/bench/lookup-loads.md`).
+//! more work per batched lookup (measured: `docs/performance.md`).
 
 mod locate;
 
@@ -30,7 +30,7 @@ pub(crate) const LOOKAHEAD: usize = 16;
 
 /// Items per block for lookups in tables of [`FAR_LOOKAHEAD_FROM_BYTES`] or more: where most
 /// lookups go to the L3 or to memory, more misses in flight hide more of the wait, while in
-/// tables the caches mostly hold the longer look-ahead only adds work (`docs/bench/README.md`).
+/// tables the caches mostly hold the longer look-ahead only adds work (`docs/performance.md`).
 pub(crate) const FAR_LOOKAHEAD: usize = 32;
 
 /// The table size from which lookups look [`FAR_LOOKAHEAD`] items ahead: between the sizes

@@ -133,11 +133,11 @@ impl<S: Storage> Table<S> {
     /// checked once per lookup rather than at every load, which one-by-one lookups feel, in a
     /// function compiled for the table's geometry alone (`contains_as`): the code of every
     /// geometry inlined together is markedly longer, in a loop and out of line alike
-    /// (`docs/bench/lookup-loads.md`).
+    /// (measured: `docs/performance.md`).
     ///
     /// For the default geometry the lookup is inlined instead, behind one predictable branch: no
     /// call, return or argument moves, which brought `contains_hash` clearly closer to the C++
-    /// reference kernel on large tables (`lookup_kernels`, `docs/bench/README.md`); the other
+    /// reference kernel on large tables (`lookup_kernels`, `docs/performance.md`); the other
     /// geometries keep the call below.
     #[inline(always)]
     pub(crate) fn contains_hash(&self, hash: u64) -> bool {
@@ -208,7 +208,7 @@ impl<S: Storage> Table<S> {
     /// as [`contains_hash`](Self::contains_hash)'s are once per lookup. The default geometry's
     /// run is compiled for it alone, as its lookup is: its prefetches then compute a bucket's
     /// address with an `lea` instead of a multiplication by the width the table holds, a
-    /// saving on every item of the run (`compare`'s batched row; `docs/bench/README.md`).
+    /// saving on every item of the run (`compare`'s batched row; `docs/performance.md`).
     pub(crate) fn contains_pipelined<T>(&self, items: &[T], hasher: impl BlockHasher<T>) -> Vec<bool> {
         match (self.kind == DEFAULT_KIND, self.looks_far_ahead()) {
             // SAFETY: the table's kind is `DEFAULT_KIND`.

@@ -234,7 +234,7 @@ impl<F: Fn(usize) -> u64> Sorted13<F> {
 impl<F: Fn(usize) -> u64> Matcher for Sorted13<F> {
     type Word = u64;
     /// A branch: with conditional moves, one-by-one semi-sorted fills were slower
-    /// (`docs/bench/README.md`).
+    /// (`docs/performance.md`).
     const CHOOSES_BY_BRANCH: bool = true;
     #[inline(always)]
     fn slots(&self) -> usize {

@@ -71,7 +71,7 @@ impl<S: StorageMut> Table<S> {
     ///
     /// For the default geometry the step is inlined into the caller instead, as lookups are
     /// ([`contains_hash`](Self::contains_hash)): no call, return or argument moves, which showed
-    /// in fills of large tables against the C++ reference's insert (`docs/bench/README.md`).
+    /// in fills of large tables against the C++ reference's insert (`docs/performance.md`).
     #[inline(always)]
     pub(crate) fn store_in_emptier(&mut self, fingerprint: u32, b1: usize, b2: usize) -> bool {
         // One check of both buckets instead of one per load, which the step's loads would repeat.
@@ -158,7 +158,7 @@ impl<S: StorageMut> Table<S> {
     /// buckets once more, off the inlined paths).
     ///
     /// Semi-sorted 13-bit inserts are inlined too: called through `STORES`, their one-by-one
-    /// fills were clearly slower (`scripts/ab-fills`, `docs/bench/README.md`).
+    /// fills were clearly slower (`scripts/ab-fills`, `docs/performance.md`).
     ///
     /// # Safety
     /// `b1` and `b2` are below [`buckets`](Self::buckets).

@@ -403,7 +403,7 @@ impl<W: Word, F: Fn(usize) -> W> Matcher for Windowed<W, F> {
     /// bit 0, so the answer is the same, but the compiler then no longer sees the choice of
     /// the emptier bucket's flags as the larger of the two, which it compiled into a branch
     /// (a coin flip, mispredicted) instead of a conditional move; this way one-by-one fills beat
-    /// both that branch and counting the free slots (`docs/bench/README.md`).
+    /// both that branch and counting the free slots (`docs/performance.md`).
     #[inline(always)]
     fn more_free(&self, free2: W, free1: W) -> bool {
         debug_assert!(free1.to_u128() & 1 == 0, "flags are the lanes' top bits");

@@ -14,6 +14,8 @@
 //! fingerprint to the first one's alternate bucket. The search queue is kept between inserts so
 //! that no insert allocates once it has warmed up.
 
+use std::borrow::BorrowMut;
+
 use crate::batch::Located;
 use crate::table::{BucketOp, Kind, MAX_LANES, Matcher, Storage, StorageMut, Table, default_kind_or_any};
 
@@ -95,17 +97,21 @@ pub(crate) trait InsertTarget {
 /// of moves ([`PathSearch::insert_by_moves`]). `Some(added)`, or `None`, with the table
 /// unchanged, if no path was found. The moves are out of line for a table owned by one thread
 /// (its callers keep their registers for the first step), inline in the concurrent insert.
+///
+/// The search's scratch space comes from `search`, called only when the first step found both
+/// buckets full: the concurrent filter makes a fresh one there, which the common insert then
+/// neither builds nor drops.
 #[inline(always)]
-pub(crate) fn insert<T: InsertTarget>(
+pub(crate) fn insert<T: InsertTarget, S: BorrowMut<PathSearch>>(
     target: &mut T,
-    search: &mut PathSearch,
+    search: impl FnOnce() -> S,
     located: Located,
     limit: usize,
 ) -> Option<bool> {
     match target.first_step(located) {
         Some(added) => Some(added),
-        None if T::SHARED => search.insert_by_moves_inline(target, located, limit),
-        None => search.insert_by_moves(target, located, limit),
+        None if T::SHARED => search().borrow_mut().insert_by_moves_inline(target, located, limit),
+        None => search().borrow_mut().insert_by_moves(target, located, limit),
     }
 }
 

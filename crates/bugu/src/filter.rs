@@ -415,7 +415,7 @@ impl CuckooFilter {
     #[inline]
     fn insert_located(&mut self, located: Located) -> Result<(), InsertError> {
         let limit = self.config.eviction_limit;
-        if cuckoo::insert(&mut self.table, &mut self.search, located, limit).is_none() {
+        if cuckoo::insert(&mut self.table, || &mut self.search, located, limit).is_none() {
             return Err(no_path(&self.table, located));
         }
         self.len += 1;

@@ -350,7 +350,7 @@ impl ConcurrentFilter {
     /// exactly [`CuckooFilter`]'s insert.
     fn insert_located(&self, located: Located, unique: bool) -> Result<bool, InsertError> {
         let mut writer = Writer { shared: &self.shared, unique };
-        cuckoo::insert(&mut writer, &mut PathSearch::default(), located, self.config.eviction_limit)
+        cuckoo::insert(&mut writer, PathSearch::default, located, self.config.eviction_limit)
             .ok_or_else(|| InsertError::no_path(self.count_located(located), self.config.bucket_size))
     }
 

@@ -190,6 +190,14 @@ pub enum InsertError {
         /// The size of the allocation that failed.
         bytes: usize,
     },
+    /// An [`ExpandingFilter`](crate::ExpandingFilter) would pass its target false-positive rate
+    /// by storing another item: it grew past the size its fingerprint and tail widths were
+    /// chosen for (its declared maximum). Nothing was changed.
+    #[error(
+        "the filter's false-positive bound would pass its target: it is past the maximum size it \
+         was built for (nothing was changed)"
+    )]
+    RateBound,
 }
 
 impl InsertError {

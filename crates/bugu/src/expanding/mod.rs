@@ -1,0 +1,588 @@
+//! [`ExpandingFilter`]: a filter that grows in one table, so a lookup reads two buckets at every
+//! size, removes without ambiguity, and keeps its false-positive rate under a target up to a
+//! declared maximum size.
+//!
+//! # How it grows
+//!
+//! An item's 64-bit hash gives a base bucket among the initial `n0` (a multiply-shift of its high
+//! half), a fingerprint (its low bits) and a stream of further address bits. At level `L` the
+//! table has `n0 x 2^L` buckets, and an item's bucket is its base bucket plus `n0` times the low
+//! `L` bits of its stream: linear hashing. A split pointer runs over the buckets; splitting one
+//! moves each of its entries to it or to its new sibling `n0 x 2^L` further on by the next bit of
+//! the entry's *tail* — the address bits stored beside its fingerprint — so no item is re-hashed
+//! and nothing is copied: buckets live in segments of `n0` that are only ever added. A few
+//! buckets split per insert (whenever entries pass 90% of the slots), so no insert pauses.
+//!
+//! An entry whose tail is used up when its bucket splits becomes *twins*, one in each half: one
+//! of them is wrong, but neither can be told from the other, and together they weigh what the
+//! entry did (see below). New entries take tails counted from the lower level, so any entry's
+//! known bits reach every bucket it may be moved to, except twins made this round, which are
+//! never kicked into a bucket that needs more bits than they know.
+//!
+//! Each item has two buckets, as in every cuckoo filter: the second's base bucket and stream
+//! are the first's transformed by a hash of the fingerprint alone, so an entry moves between
+//! them without its item. An insert that finds no room by moving entries leaves the last entry
+//! it carried in a small stash, which lookups also read and splits drain.
+//!
+//! # Matching and removal
+//!
+//! An entry matches a key when its fingerprint is the key's and its known address bits (the
+//! bucket's level plus the tail) are a prefix of the key's stream. A removal deletes the matching
+//! entry with the most known bits: every match is a prefix of the key's bits, so a shorter match
+//! left behind also matches whichever live key it belongs to. No removal order causes a false
+//! negative.
+//!
+//! # The bound
+//!
+//! An entry with `k` known bits matches an absent key with probability `2 x 2^-(f + k) / n0` (two
+//! buckets, `f`-bit fingerprints). The filter keeps `W`, the sum of `2^-k` over its entries, exactly
+//! (splits and twins leave it unchanged), and [`ExpandingStats::rate_bound`] is `2 W / (n0 2^f)`.
+//! An insert that would raise it above the target fails with
+//! [`InsertError::RateBound`]; the widths are chosen so that this happens only past the declared
+//! maximum.
+
+mod config;
+mod table;
+#[cfg(test)]
+mod tests;
+
+pub use config::{DEFAULT_MAX_ITEMS, ExpandingBuilder, ExpandingConfigError};
+
+use crate::error::InsertError;
+use crate::hash::{HashFunction, mix13};
+use crate::key::KeyEncoding;
+use crate::membership::{Filter, FilterMut};
+use config::MAX_LOAD;
+use table::{SLOTS, Segments, Widths, tail_field, tail_len};
+
+/// How many entries an insert moves before it stashes the one it carries.
+const MAX_KICKS: usize = 500;
+
+/// Stashed entries past which inserts split more buckets than the load asks for, until the
+/// stash drains.
+const STASH_TARGET: usize = 8;
+
+/// The most extra splits one insert makes to drain the stash: splits cannot separate copies of
+/// one item, so a stash of those must not make an insert split without end.
+const STASH_SPLITS: usize = 16;
+
+/// Mixed into a fingerprint to derive its alternate-side transform.
+const ALTERNATE_KEY: u64 = 0x6a09_e667_f3bc_c909;
+
+/// A growable cuckoo filter in one table (see the [module docs](self)).
+///
+/// ```
+/// use bugu::{Filter, FilterMut};
+/// use bugu::expanding::ExpandingFilter;
+///
+/// let mut filter = ExpandingFilter::new(100)?;
+/// for id in 0..10_000u64 {
+///     filter.insert(&id)?;
+/// }
+/// assert!((0..10_000u64).all(|id| filter.contains(&id)));
+/// assert!(filter.stats().rate_bound <= 0.001);
+/// assert!(filter.remove(&7u64));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct ExpandingFilter {
+    widths: Widths,
+    /// The initial bucket count, `n0`: even, and the size of every segment.
+    base_buckets: usize,
+    level: u32,
+    /// The next bucket to split, in `0..n0 x 2^level`; buckets below it are at `level + 1`.
+    split: usize,
+    segments: Segments,
+    stash: Vec<Entry>,
+    len: usize,
+    entries: usize,
+    /// `W` in units of 2^-64: the sum over entries of 2^(64 - known bits).
+    weight: u128,
+    rate: f64,
+    max_items: u64,
+    seed: u64,
+    rng: u64,
+}
+
+/// An entry as seen from one of its two sides: its base bucket, its known address bits (`depth`
+/// of them; a key knows all 64) and its fingerprint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Entry {
+    base: usize,
+    known: u64,
+    depth: u32,
+    fingerprint: u32,
+}
+
+/// Where a match was found.
+#[derive(Debug, Clone, Copy)]
+enum Place {
+    Slot { segment: usize, base: usize, slot: usize },
+    Stash(usize),
+}
+
+/// What an [`ExpandingFilter`] holds, and its bound.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ExpandingStats {
+    /// Items stored (inserts minus removals).
+    pub len: usize,
+    /// Entries in the table and the stash: items plus the extra copies twins made.
+    pub entries: usize,
+    /// `entries - len`: the copies twins added, including those whose item was removed.
+    pub twins: usize,
+    /// Buckets in use.
+    pub buckets: usize,
+    /// The lower level: buckets below the split pointer are one level higher.
+    pub level: u32,
+    /// The next bucket to split.
+    pub split_pointer: usize,
+    /// Entries in the stash.
+    pub stash: usize,
+    /// Fingerprint bits.
+    pub fingerprint_bits: u32,
+    /// The most address bits a tail holds.
+    pub tail_bits: u32,
+    /// Entries by the number of tail bits they hold (index 0 = none left).
+    pub tail_histogram: Vec<usize>,
+    /// Bytes of the table (segments and stash).
+    pub memory_bytes: usize,
+    /// `memory_bytes x 8 / len`.
+    pub bits_per_item: f64,
+    /// The bound on the false-positive rate, from the entries held now.
+    pub rate_bound: f64,
+    /// The target rate the bound stays under.
+    pub target_rate: f64,
+}
+
+fn mask(bits: u32) -> u64 {
+    if bits >= 64 { u64::MAX } else { (1 << bits) - 1 }
+}
+
+impl ExpandingFilter {
+    /// A filter for `initial_capacity` items at first, with the default target rate (0.001) and
+    /// declared maximum (2^32 items).
+    pub fn new(initial_capacity: usize) -> Result<Self, ExpandingConfigError> {
+        Self::builder().initial_capacity(initial_capacity).build()
+    }
+
+    /// A builder, with the defaults of [`new`](Self::new).
+    pub fn builder() -> ExpandingBuilder {
+        ExpandingBuilder::default()
+    }
+
+    fn from_builder(builder: &ExpandingBuilder) -> Result<Self, ExpandingConfigError> {
+        let (widths, base_buckets) = builder.plan()?;
+        Ok(Self::with_widths(builder, widths, base_buckets))
+    }
+
+    /// A filter with the given widths, whatever the builder's plan would choose.
+    fn with_widths(builder: &ExpandingBuilder, widths: Widths, base_buckets: usize) -> Self {
+        ExpandingFilter {
+            widths,
+            base_buckets,
+            level: 0,
+            split: 0,
+            segments: Segments::new(widths, base_buckets, 1),
+            stash: Vec::new(),
+            len: 0,
+            entries: 0,
+            weight: 0,
+            rate: builder.rate,
+            max_items: builder.max_items,
+            seed: builder.seed,
+            rng: builder.seed ^ 0x9e37_79b9_7f4a_7c15 | 1,
+        }
+    }
+
+    /// Items stored.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether no item is stored.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Bytes of the table and the stash.
+    pub fn memory_bytes(&self) -> usize {
+        self.segments.memory_bytes() + self.stash.capacity() * std::mem::size_of::<Entry>()
+    }
+
+    /// The declared maximum the widths were chosen for.
+    pub fn max_items(&self) -> u64 {
+        self.max_items
+    }
+
+    /// Buckets in use.
+    fn buckets(&self) -> usize {
+        (self.base_buckets << self.level) + self.split
+    }
+
+    /// The bound on the false-positive rate for a weight (in units of 2^-64).
+    fn bound_of(&self, weight: u128) -> f64 {
+        2.0 * weight as f64
+            / 2f64.powi(64)
+            / (self.base_buckets as f64 * 2f64.powi(self.widths.fingerprint as i32))
+    }
+
+    /// What the filter holds, and its bound.
+    pub fn stats(&self) -> ExpandingStats {
+        let mut tail_histogram = vec![0; self.widths.tail as usize + 1];
+        for segment in 0..self.segments.len() {
+            for base in 0..self.base_buckets {
+                for entry in self.segments.bucket(segment, base) {
+                    let (_, field) = self.widths.unpack(entry);
+                    if field != 0 {
+                        tail_histogram[tail_len(field) as usize] += 1;
+                    }
+                }
+            }
+        }
+        let memory_bytes = self.memory_bytes();
+        ExpandingStats {
+            len: self.len,
+            entries: self.entries,
+            twins: self.entries.saturating_sub(self.len),
+            buckets: self.buckets(),
+            level: self.level,
+            split_pointer: self.split,
+            stash: self.stash.len(),
+            fingerprint_bits: self.widths.fingerprint,
+            tail_bits: self.widths.tail,
+            tail_histogram,
+            memory_bytes,
+            bits_per_item: memory_bytes as f64 * 8.0 / self.len.max(1) as f64,
+            rate_bound: self.bound_of(self.weight),
+            target_rate: self.rate,
+        }
+    }
+
+    /// A key's first side: base bucket, all 64 stream bits, fingerprint.
+    #[inline]
+    fn key(&self, hash: u64) -> Entry {
+        let fingerprint_bits = self.widths.fingerprint;
+        let base = (((hash >> 32) * self.base_buckets as u64) >> 32) as usize;
+        let fingerprint = (hash & mask(fingerprint_bits)) as u32;
+        let stream = u64::from(hash as u32 >> fingerprint_bits) | mix13(hash) << (32 - fingerprint_bits);
+        Entry { base, known: stream, depth: 64, fingerprint }
+    }
+
+    /// The same entry seen from its other side: base `(-base - r) mod n0` for an odd `r` from
+    /// the fingerprint (never the same bucket, as `n0` is even), stream XOR a hash of the
+    /// fingerprint. Applying it twice gives the entry back.
+    #[inline]
+    fn other_side(&self, entry: Entry) -> Entry {
+        let n0 = self.base_buckets;
+        let transform = mix13(u64::from(entry.fingerprint) ^ ALTERNATE_KEY);
+        let offset = ((((transform >> 32) * n0 as u64) >> 32) as usize) | 1;
+        let mut base = 2 * n0 - entry.base - offset;
+        while base >= n0 {
+            base -= n0;
+        }
+        Entry { base, known: (entry.known ^ transform) & mask(entry.depth), ..entry }
+    }
+
+    /// The bucket an entry lives in on this side, `(segment, level)`; `None` if that bucket has
+    /// split and the entry does not know the bit that chose between its halves.
+    #[inline]
+    fn locate(&self, entry: Entry) -> Option<(usize, u32)> {
+        let low = entry.known & mask(self.level);
+        if entry.base + self.base_buckets * low as usize >= self.split {
+            return Some((low as usize, self.level));
+        }
+        (entry.depth > self.level).then(|| ((entry.known & mask(self.level + 1)) as usize, self.level + 1))
+    }
+
+    /// The depth of the match with the most known bits in the key's bucket on this side.
+    #[inline]
+    fn best_in_bucket(&self, key: Entry) -> Option<(u32, usize, usize, usize)> {
+        let (segment, level) = self.locate(key)?;
+        let rest = key.known >> level;
+        let mut best: Option<(u32, usize, usize, usize)> = None;
+        for (slot, entry) in self.segments.bucket(segment, key.base).into_iter().enumerate() {
+            let (fingerprint, field) = self.widths.unpack(entry);
+            if field == 0 || fingerprint != key.fingerprint {
+                continue;
+            }
+            let tail = tail_len(field);
+            if u64::from(field) & mask(tail) == rest & mask(tail)
+                && best.is_none_or(|(depth, ..)| depth < level + tail)
+            {
+                best = Some((level + tail, segment, key.base, slot));
+            }
+        }
+        best
+    }
+
+    fn stash_matches(stashed: &Entry, key: Entry) -> bool {
+        stashed.base == key.base
+            && stashed.fingerprint == key.fingerprint
+            && (stashed.known ^ key.known) & mask(stashed.depth) == 0
+    }
+
+    /// The match with the most known bits over both buckets and the stash.
+    fn best_match(&self, hash: u64) -> Option<(u32, Place)> {
+        let first = self.key(hash);
+        let sides = [first, self.other_side(first)];
+        let mut best: Option<(u32, Place)> = None;
+        for side in sides {
+            if let Some((depth, segment, base, slot)) = self.best_in_bucket(side)
+                && best.is_none_or(|(d, _)| d < depth)
+            {
+                best = Some((depth, Place::Slot { segment, base, slot }));
+            }
+        }
+        for (index, stashed) in self.stash.iter().enumerate() {
+            if sides.iter().any(|side| Self::stash_matches(stashed, *side))
+                && best.is_none_or(|(d, _)| d < stashed.depth)
+            {
+                best = Some((stashed.depth, Place::Stash(index)));
+            }
+        }
+        best
+    }
+
+    fn matches_in_bucket(&self, key: Entry) -> usize {
+        let Some((segment, level)) = self.locate(key) else { return 0 };
+        let rest = key.known >> level;
+        self.segments
+            .bucket(segment, key.base)
+            .into_iter()
+            .filter(|&entry| {
+                let (fingerprint, field) = self.widths.unpack(entry);
+                field != 0 && fingerprint == key.fingerprint && {
+                    let tail = tail_len(field);
+                    u64::from(field) & mask(tail) == rest & mask(tail)
+                }
+            })
+            .count()
+    }
+
+    /// The entry stored in a slot, seen from the bucket's side.
+    fn decode(&self, segment: usize, base: usize, level: u32, stored: u32) -> Entry {
+        let (fingerprint, field) = self.widths.unpack(stored);
+        let tail = tail_len(field);
+        let known = segment as u64 | (u64::from(field) & mask(tail)) << level;
+        Entry { base, known, depth: level + tail, fingerprint }
+    }
+
+    fn encode(&self, entry: Entry, level: u32) -> u32 {
+        debug_assert!(entry.depth >= level && entry.depth - level <= self.widths.tail);
+        self.widths.pack(entry.fingerprint, tail_field(entry.known >> level, entry.depth - level))
+    }
+
+    fn next_random(&mut self) -> u64 {
+        self.rng ^= self.rng << 13;
+        self.rng ^= self.rng >> 7;
+        self.rng ^= self.rng << 17;
+        self.rng
+    }
+
+    /// Stores an entry in a free slot of either of its buckets; else moves entries to make room;
+    /// the entry left without a place then goes to the stash.
+    fn place(&mut self, entry: Entry) {
+        if entry.depth < self.level {
+            // Stashed while its bucket's round ran, it misses the bits the table now uses.
+            return self.place_as_twins(entry);
+        }
+        let sides = [entry, self.other_side(entry)];
+        let located = sides.map(|side| self.locate(side).map(|at| (side, at)));
+        for (side, (segment, level)) in located.into_iter().flatten() {
+            let bucket = self.segments.bucket(segment, side.base);
+            if let Some(slot) = bucket.iter().position(|&stored| stored == 0) {
+                let stored = self.encode(side, level);
+                self.segments.set(segment, side.base, slot, stored);
+                return;
+            }
+        }
+        let choices: Vec<_> = located.into_iter().flatten().collect();
+        let Some(&(first, _)) = choices.get(self.next_random() as usize % choices.len().max(1)) else {
+            // Twins of this round known to neither side's half: give each half its own.
+            return self.place_as_twins(entry);
+        };
+        let mut carried = first;
+        for _ in 0..MAX_KICKS {
+            let (segment, level) = self.locate(carried).expect("carried entries are located");
+            let mut bucket = self.segments.bucket(segment, carried.base);
+            if let Some(slot) = bucket.iter().position(|&stored| stored == 0) {
+                bucket[slot] = self.encode(carried, level);
+                self.segments.set_bucket(segment, carried.base, bucket);
+                return;
+            }
+            let start = self.next_random() as usize;
+            let victim = (0..SLOTS).map(|i| (start + i) % SLOTS).find_map(|slot| {
+                let moved = self.other_side(self.decode(segment, carried.base, level, bucket[slot]));
+                self.locate(moved).map(|_| (slot, moved))
+            });
+            let Some((slot, moved)) = victim else { break };
+            bucket[slot] = self.encode(carried, level);
+            self.segments.set_bucket(segment, carried.base, bucket);
+            carried = moved;
+        }
+        self.stash.push(carried);
+    }
+
+    /// Stores an entry that knows one bit too few for either of its buckets as two entries, one
+    /// per value of that bit.
+    fn place_as_twins(&mut self, entry: Entry) {
+        let depth = entry.depth + 1;
+        self.entries += 1;
+        self.place(Entry { depth, ..entry });
+        self.place(Entry { depth, known: entry.known | 1 << entry.depth, ..entry });
+    }
+
+    /// Splits the bucket under the split pointer.
+    fn split_one(&mut self) {
+        let (n0, level) = (self.base_buckets, self.level);
+        let (base, low) = (self.split % n0, self.split / n0);
+        let sibling = (1 << level) + low;
+        if sibling == self.segments.len() {
+            self.segments.push_empty();
+        }
+        let (mut stay, mut go) = ([0u32; SLOTS], [0u32; SLOTS]);
+        let (mut kept, mut moved) = (0, 0);
+        for stored in self.segments.bucket(low, base) {
+            let (fingerprint, field) = self.widths.unpack(stored);
+            if field == 0 {
+                continue;
+            }
+            if field == 1 {
+                // The tail is used up: twins, one per half.
+                stay[kept] = stored;
+                go[moved] = stored;
+                (kept, moved) = (kept + 1, moved + 1);
+                self.entries += 1;
+            } else if field & 1 == 0 {
+                stay[kept] = self.widths.pack(fingerprint, field >> 1);
+                kept += 1;
+            } else {
+                go[moved] = self.widths.pack(fingerprint, field >> 1);
+                moved += 1;
+            }
+        }
+        self.segments.set_bucket(low, base, stay);
+        self.segments.set_bucket(sibling, base, go);
+        self.split += 1;
+        if self.split == n0 << level {
+            self.level += 1;
+            self.split = 0;
+        }
+    }
+
+    /// Places the stash's entries again, after splits made room.
+    fn drain_stash(&mut self) {
+        for entry in std::mem::take(&mut self.stash) {
+            self.place(entry);
+        }
+    }
+
+    /// Splits buckets until entries are under the load, and more while the stash is long.
+    fn grow(&mut self) {
+        let mut split_any = false;
+        while self.entries as f64 > MAX_LOAD * (self.buckets() * SLOTS) as f64 {
+            self.split_one();
+            split_any = true;
+        }
+        for _ in 0..STASH_SPLITS {
+            if self.stash.len() <= STASH_TARGET {
+                break;
+            }
+            self.split_one();
+            self.drain_stash();
+        }
+        if split_any && !self.stash.is_empty() {
+            self.drain_stash();
+        }
+    }
+}
+
+impl Filter for ExpandingFilter {
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    fn hash_function(&self) -> HashFunction {
+        HashFunction::default()
+    }
+
+    fn key_encoding(&self) -> KeyEncoding {
+        KeyEncoding::Canonical
+    }
+
+    #[inline]
+    fn contains_hash(&self, hash: u64) -> bool {
+        let first = self.key(hash);
+        if self.best_in_bucket(first).is_some() {
+            return true;
+        }
+        let second = self.other_side(first);
+        self.best_in_bucket(second).is_some()
+            || self
+                .stash
+                .iter()
+                .any(|stashed| Self::stash_matches(stashed, first) || Self::stash_matches(stashed, second))
+    }
+
+    fn count_hash(&self, hash: u64) -> usize {
+        let first = self.key(hash);
+        let second = self.other_side(first);
+        self.matches_in_bucket(first)
+            + self.matches_in_bucket(second)
+            + self
+                .stash
+                .iter()
+                .filter(|stashed| Self::stash_matches(stashed, first) || Self::stash_matches(stashed, second))
+                .count()
+    }
+}
+
+impl FilterMut for ExpandingFilter {
+    /// Stores one copy. Fails with [`InsertError::RateBound`] past the declared maximum, and
+    /// with [`InsertError::CopyLimit`] when the item's two buckets and the stash already hold 8
+    /// of its fingerprints (splits never separate copies of one item). On error nothing changed.
+    fn insert_hash(&mut self, hash: u64) -> Result<(), InsertError> {
+        let copies = self.count_hash(hash);
+        if copies >= 2 * SLOTS {
+            return Err(InsertError::CopyLimit { copies });
+        }
+        let depth = self.level + self.widths.tail;
+        if depth >= 64 {
+            return Err(InsertError::RateBound);
+        }
+        let weight = self.weight + (1u128 << (64 - depth));
+        if self.bound_of(weight) > self.rate {
+            return Err(InsertError::RateBound);
+        }
+        let key = self.key(hash);
+        self.weight = weight;
+        self.entries += 1;
+        self.len += 1;
+        self.place(Entry { known: key.known & mask(depth), depth, ..key });
+        self.grow();
+        Ok(())
+    }
+
+    /// Removes the matching entry with the most known bits (see the [module docs](self)).
+    fn remove_hash(&mut self, hash: u64) -> bool {
+        let Some((depth, place)) = self.best_match(hash) else { return false };
+        match place {
+            Place::Slot { segment, base, slot } => self.segments.set(segment, base, slot, 0),
+            Place::Stash(index) => {
+                self.stash.swap_remove(index);
+            }
+        }
+        self.weight -= 1u128 << (64 - depth);
+        self.entries -= 1;
+        self.len = self.len.saturating_sub(1);
+        true
+    }
+
+    fn insert_unique_hash(&mut self, hash: u64) -> Result<bool, InsertError> {
+        if self.contains_hash(hash) {
+            return Ok(false);
+        }
+        self.insert_hash(hash).map(|()| true)
+    }
+}

@@ -1,0 +1,244 @@
+use std::collections::HashMap;
+
+use proptest::prelude::*;
+
+use super::table::Widths;
+use super::*;
+
+fn filter_with(initial: usize, fingerprint: u32, tail: u32) -> ExpandingFilter {
+    let builder = ExpandingFilter::builder().initial_capacity(initial).false_positive_rate(0.999);
+    let (_, buckets) = builder.plan().unwrap();
+    ExpandingFilter::with_widths(&builder, Widths { fingerprint, tail }, buckets)
+}
+
+/// Every invariant the filter keeps, checked from its table.
+fn check_invariants(filter: &ExpandingFilter) {
+    let stats = filter.stats();
+    let in_table: usize = stats.tail_histogram.iter().sum();
+    assert_eq!(in_table + stats.stash, filter.entries, "entries are counted");
+    let mut weight = 0u128;
+    for segment in 0..filter.segments.len() {
+        for base in 0..filter.base_buckets {
+            let physical = base + filter.base_buckets * (segment & ((1 << filter.level) - 1));
+            let level = if segment >= 1 << filter.level || physical < filter.split {
+                filter.level + 1
+            } else {
+                filter.level
+            };
+            for stored in filter.segments.bucket(segment, base) {
+                if stored != 0 {
+                    let entry = filter.decode(segment, base, level, stored);
+                    assert!(entry.depth >= filter.level, "an entry knows the lower level's bits");
+                    assert!(entry.depth - level <= filter.widths.tail);
+                    weight += 1u128 << (64 - entry.depth);
+                }
+            }
+        }
+    }
+    weight += filter.stash.iter().map(|entry| 1u128 << (64 - entry.depth)).sum::<u128>();
+    assert_eq!(weight, filter.weight, "the weight is the sum over entries");
+}
+
+#[derive(Debug, Clone)]
+enum Op {
+    Insert(u16),
+    Remove(u16),
+}
+
+fn ops() -> impl Strategy<Value = Vec<Op>> {
+    prop::collection::vec(
+        prop_oneof![3 => any::<u16>().prop_map(Op::Insert), 1 => any::<u16>().prop_map(Op::Remove)],
+        1..1500,
+    )
+}
+
+/// Runs `ops` against a multiset model: a live key is never absent, `len` is the model's, and
+/// `count` is at least the model's count.
+fn run_model(mut filter: ExpandingFilter, ops: &[Op], key_space: u16) {
+    let mut model: HashMap<u16, usize> = HashMap::new();
+    for op in ops {
+        match *op {
+            Op::Insert(key) => {
+                let key = key % key_space;
+                match filter.insert(&key) {
+                    Ok(()) => *model.entry(key).or_default() += 1,
+                    Err(InsertError::CopyLimit { copies }) => assert!(copies >= 8 && model[&key] >= 1),
+                    Err(error) => panic!("{error}"),
+                }
+            }
+            Op::Remove(key) => {
+                let key = key % key_space;
+                if let Some(copies) = model.get_mut(&key).filter(|copies| **copies > 0) {
+                    assert!(filter.remove(&key), "a live key is removed");
+                    *copies -= 1;
+                }
+            }
+        }
+    }
+    check_invariants(&filter);
+    assert_eq!(filter.len(), model.values().sum::<usize>());
+    for (key, &copies) in &model {
+        assert!(filter.count(key) >= copies, "count of {key} below the model's {copies}");
+        if copies > 0 {
+            assert!(filter.contains(key), "live key {key} absent");
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn a_live_key_is_never_absent(ops in ops(), initial in 1usize..64) {
+        run_model(ExpandingFilter::new(initial).unwrap(), &ops, 4096);
+    }
+
+    #[test]
+    fn a_live_key_is_never_absent_with_twins_everywhere(ops in ops(), tail in 3u32..5) {
+        // Short tails: most early entries become twins as the table grows.
+        run_model(filter_with(16, 8, tail), &ops, 4096);
+    }
+
+    #[test]
+    fn duplicates_and_removals_in_any_order(ops in ops()) {
+        // Few keys, many copies: buckets fill with one key's fingerprints and the stash is used.
+        run_model(filter_with(2, 6, 4), &ops, 8);
+    }
+}
+
+#[test]
+fn the_other_side_is_an_involution_in_another_bucket() {
+    let filter = ExpandingFilter::new(1000).unwrap();
+    for hash in (0..10_000u64).map(crate::hash::mix13) {
+        let key = filter.key(hash);
+        let entry = Entry { known: key.known & mask(12), depth: 12, ..key };
+        let other = filter.other_side(entry);
+        assert_ne!(other.base, entry.base);
+        assert!(other.base < filter.base_buckets);
+        assert_eq!(filter.other_side(other), entry);
+    }
+}
+
+/// Grows from 1,000 to `n` items, measuring the false-positive rate after every doubling, then
+/// removes every item in random order.
+fn grow_measure_and_empty(n: u64, tail: Option<u32>) {
+    let mut filter = match tail {
+        Some(tail) => filter_with(1000, 10, tail),
+        None => ExpandingFilter::builder().initial_capacity(1000).max_items(1 << 32).build().unwrap(),
+    };
+    let target = 0.001;
+    let absent = (1u64 << 40)..(1u64 << 40) + 200_000;
+    let mut next_check = 2000;
+    let key = |i: u64| crate::hash::mix13(i);
+    for i in 0..n {
+        filter.insert(&key(i)).unwrap();
+        if i + 1 == next_check || i + 1 == n {
+            next_check *= 2;
+            let positives = absent.clone().filter(|&j| filter.contains(&key(j))).count();
+            let rate = positives as f64 / (absent.end - absent.start) as f64;
+            let stats = filter.stats();
+            assert!(
+                rate <= stats.rate_bound * 1.2 + 1e-4,
+                "{rate} over the bound {} at {}",
+                stats.rate_bound,
+                i + 1
+            );
+            if tail.is_none() {
+                assert!(stats.rate_bound <= target, "bound {} over the target", stats.rate_bound);
+                assert!(rate <= target, "{rate} over the target at {}", i + 1);
+                assert!(
+                    stats.twins as f64 <= 0.05 * stats.entries as f64,
+                    "twins {} of {}",
+                    stats.twins,
+                    stats.entries
+                );
+            }
+        }
+    }
+    check_invariants(&filter);
+    assert!((0..n).all(|i| filter.contains(&key(i))), "no false negative after growth");
+    let mut order: Vec<u64> = (0..n).collect();
+    let mut state = 7u64;
+    for i in (1..order.len()).rev() {
+        state = crate::hash::mix13(state);
+        order.swap(i, state as usize % (i + 1));
+    }
+    for (removed, &i) in order.iter().enumerate() {
+        assert!(filter.remove(&key(i)), "item {i} not removed");
+        if removed % 1024 == 0 {
+            let probe = order[removed + 1..].iter().step_by(97).take(64);
+            assert!(
+                probe.copied().all(|j| filter.contains(&key(j))),
+                "a live item read absent during removals"
+            );
+        }
+    }
+    assert_eq!(filter.len(), 0);
+    check_invariants(&filter);
+    let leftover = absent.clone().filter(|&j| filter.contains(&key(j))).count() as f64 / 200_000.0;
+    if tail.is_none() {
+        assert!(leftover <= target / 2.0, "leftover rate {leftover}");
+    }
+}
+
+#[test]
+fn grown_to_two_million_the_rate_stays_under_target_and_removal_empties_it() {
+    grow_measure_and_empty(2_000_000, None);
+}
+
+#[test]
+fn small_tails_lose_nothing_and_keep_the_bound() {
+    grow_measure_and_empty(200_000, Some(4));
+}
+
+#[test]
+#[ignore = "long: cargo test -p bugu --release -- --ignored grown_to_ten_million"]
+fn grown_to_ten_million() {
+    grow_measure_and_empty(10_000_000, None);
+}
+
+#[test]
+fn past_the_declared_maximum_inserts_fail_with_the_rate_bound() {
+    let mut filter = ExpandingFilter::builder()
+        .initial_capacity(100)
+        .max_items(2000)
+        .false_positive_rate(0.01)
+        .build()
+        .unwrap();
+    let mut inserted = 0u64;
+    let error = loop {
+        match filter.insert(&inserted) {
+            Ok(()) => inserted += 1,
+            Err(error) => break error,
+        }
+        assert!(inserted < 10_000_000, "never refused");
+    };
+    assert_eq!(error, InsertError::RateBound);
+    assert!(inserted >= 2000, "refused at {inserted}, before the declared maximum");
+    assert!(filter.stats().rate_bound <= 0.01);
+    assert!((0..inserted).all(|i| filter.contains(&i)));
+}
+
+#[test]
+fn bad_configurations_are_refused() {
+    assert_eq!(ExpandingFilter::new(0).unwrap_err(), ExpandingConfigError::ZeroCapacity);
+    assert!(matches!(
+        ExpandingFilter::builder().false_positive_rate(0.0).build(),
+        Err(ExpandingConfigError::InvalidRate(_))
+    ));
+    assert!(matches!(
+        ExpandingFilter::builder().max_items(10).build(),
+        Err(ExpandingConfigError::MaxBelowInitial { .. })
+    ));
+    assert!(matches!(
+        ExpandingFilter::builder().false_positive_rate(1e-9).build(),
+        Err(ExpandingConfigError::TooWide { .. })
+    ));
+}
+
+#[test]
+fn widths_for_the_default_target() {
+    let stats =
+        ExpandingFilter::builder().initial_capacity(1000).max_items(100_000_000).build().unwrap().stats();
+    assert_eq!((stats.fingerprint_bits, stats.tail_bits), (9, 8));
+}

@@ -17,7 +17,7 @@
 use std::hint::black_box;
 use std::process::ExitCode;
 
-use bugu::{CuckooFilter, Filter, FilterMut, GrowableFilter};
+use bugu::{CuckooFilter, ExpandingFilter, Filter, FilterMut, GrowableFilter};
 use bugu_bench::cli::parse_count;
 use bugu_bench::contender::{Contender, Kind, Settings};
 use bugu_bench::run::{Measurement, measure_with};
@@ -50,6 +50,9 @@ struct Cli {
     /// The clock timing the loops.
     #[arg(long, value_enum, default_value = "wall")]
     clock: Clock,
+    /// The expanding filter's declared maximum (it fixes its fingerprint and tail widths).
+    #[arg(long, default_value = "1e8", value_parser = parse_count)]
+    max_items: usize,
     /// Seed of the keys and of the lookup order.
     #[arg(long, default_value_t = 42)]
     seed: u64,
@@ -63,11 +66,12 @@ enum Row {
     PreSizedBatched,
     Growable,
     GrowableBatched,
+    Expanding,
     Scalable,
 }
 
-const ROWS: [Row; 5] =
-    [Row::PreSized, Row::PreSizedBatched, Row::Growable, Row::GrowableBatched, Row::Scalable];
+const ROWS: [Row; 6] =
+    [Row::PreSized, Row::PreSizedBatched, Row::Growable, Row::GrowableBatched, Row::Expanding, Row::Scalable];
 
 impl Row {
     fn kind(self) -> Kind {
@@ -76,6 +80,7 @@ impl Row {
             Row::PreSizedBatched => Kind::Bugu { bits: 0, batched: true },
             Row::Growable => Kind::Bugu { bits: 1, batched: false },
             Row::GrowableBatched => Kind::Bugu { bits: 1, batched: true },
+            Row::Expanding => Kind::Bugu { bits: 2, batched: false },
             Row::Scalable => Kind::Scalable,
         }
     }
@@ -90,6 +95,7 @@ impl Row {
             Row::PreSizedBatched => "bugu CuckooFilter, sized for all keys, batched",
             Row::Growable => "bugu GrowableFilter, grown",
             Row::GrowableBatched => "bugu GrowableFilter, grown, batched",
+            Row::Expanding => "bugu ExpandingFilter, grown",
             Row::Scalable => "scalable_cuckoo_filter 0.5, grown",
         }
     }
@@ -192,6 +198,23 @@ fn build<'k>(row: Row, cli: &Cli, settings: &Settings) -> Box<dyn Contender<u64>
             },
             memory: GrowableFilter::memory_bytes,
         }),
+        Row::Expanding => Box::new(Bugu {
+            filter: ExpandingFilter::builder()
+                .initial_capacity(cli.initial)
+                .false_positive_rate(cli.fpr)
+                .max_items(cli.max_items as u64)
+                .build()
+                .expect("the rate and maximum are validated by the command line"),
+            batch,
+            describe: |f: &ExpandingFilter| {
+                let stats = f.stats();
+                format!(
+                    "{}-bit fp, {}-bit tails, level {}, {} twins, stash {}",
+                    stats.fingerprint_bits, stats.tail_bits, stats.level, stats.twins, stats.stash
+                )
+            },
+            memory: ExpandingFilter::memory_bytes,
+        }),
         // The harness's own scalable_cuckoo_filter contender, with the initial capacity as its
         // capacity hint.
         Row::Scalable => Kind::Scalable.build(&Settings { capacity: cli.initial, ..*settings }),
@@ -276,8 +299,9 @@ fn print_table(cli: &Cli, clock: Clock, results: &[Measurement]) {
     };
     let scalable = find(Row::Scalable);
     ratios(find(Row::Growable), find(Row::PreSized), "one by one");
+    ratios(find(Row::Expanding), find(Row::PreSized), "ExpandingFilter, one by one");
     ratios(find(Row::GrowableBatched), find(Row::PreSizedBatched), "batched");
-    for row in [Row::Growable, Row::GrowableBatched] {
+    for row in [Row::Growable, Row::GrowableBatched, Row::Expanding] {
         let grown = find(row);
         println!(
             "{}: {:.2}x faster than scalable_cuckoo_filter at 0%, {:.2}x at 100%",

@@ -3,8 +3,12 @@ from four threads."""
 
 from __future__ import annotations
 
+import hashlib
+import statistics
 import threading
 import time
+
+import pytest
 
 import bugu
 
@@ -46,20 +50,28 @@ def test_two_threads_querying_finish_in_about_the_time_of_one():
     f = bugu.CuckooFilter(8 * MILLION)
     keys = list(range(2 * MILLION))
     f.update(keys)
+    data = bytes(64 * MILLION)
 
-    def work():
+    def query():
         f.contains_many(keys)
 
-    ratios = []
-    for _ in range(3):  # the best of three: the machine may be busy with other work
-        one = timed_in_threads(work, 1)
-        two = timed_in_threads(work, 2)
-        ratios.append(two / one)
-        if ratios[-1] < 1.5:
-            break
-    # Serialised by the GIL, two threads would take twice as long as one; released, they take
+    def baseline():
+        hashlib.sha256(data).digest()  # hashlib releases the GIL over large inputs
+
+    # Serialised by the GIL, two threads would take twice the time of one; released, they take
     # the time of one plus that of reading the keys out of their objects, which needs the GIL.
-    assert min(ratios) < 1.75, f"two threads took {ratios} x the time of one"
+    # The machine may be shared: whether two threads get two cores at all is what hashlib's
+    # GIL-free hashing shows, measured next to each try.
+    tries = []
+    for _ in range(5):
+        ratio = timed_in_threads(query, 2) / timed_in_threads(query, 1)
+        base = timed_in_threads(baseline, 2) / timed_in_threads(baseline, 1)
+        tries.append((round(ratio, 2), round(base, 2)))
+        if ratio < 1.5:
+            return
+    if statistics.median(base for _, base in tries) > 1.3:
+        pytest.skip(f"no two free cores: (x the time of one, hashlib's x) {tries}")
+    raise AssertionError(f"two threads took (x the time of one, hashlib's x) {tries}")
 
 
 def test_python_code_runs_while_a_batch_call_works():

@@ -51,7 +51,8 @@ fn check(filter: &impl Filter) {
 fn run(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
     match args {
         [command, file] if command == "write" => {
-            let mut filter = CuckooFilter::builder().capacity(2_000).false_positive_rate(0.01).seed(7).build()?;
+            let mut filter =
+                CuckooFilter::builder().capacity(2_000).false_positive_rate(0.01).seed(7).build()?;
             for key in keys(true) {
                 match key {
                     Key::Text(text) => filter.insert(text.as_str())?,

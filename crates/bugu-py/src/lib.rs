@@ -1,7 +1,7 @@
 //! `import bugu`: the Python module (built by maturin; see `pyproject.toml` and `python/bugu`).
 //!
 //! The classes are thin over the library's public API: keys become bytes by the project's one
-//! encoding ([`keys`]) and are hashed by each filter's `hash_of_bytes`, as in the `bugu` command
+//! encoding (the `keys` module) and are hashed by each filter's `hash_of_bytes`, as in the `bugu` command
 //! and the Redis module, so files answer the same in every front end.
 
 mod backend;

@@ -138,3 +138,47 @@ def test_concurrent_filter_four_threads_adding_and_querying_see_no_false_negativ
     everything = [f"t{t}:{i}" for t in range(4) for i in range(80_000)]
     assert all(f.contains_many(everything))
     assert f.remove_many(everything[:1_000]) == [True] * 1_000
+
+
+def test_an_update_during_another_threads_batch_call_raises_instead_of_racing():
+    f = bugu.CuckooFilter(1_000)
+    inside, tried = threading.Event(), threading.Event()
+    outcome = []
+
+    def keys():
+        yield "a"
+        inside.set()  # the batch call is running (reading its keys)
+        tried.wait(10)
+        yield "b"
+
+    def other():
+        inside.wait(10)
+        try:
+            f.add("c")
+            outcome.append("added")
+        except RuntimeError as error:
+            outcome.append(str(error))
+        tried.set()
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    f.update(keys())
+    thread.join()
+    assert len(outcome) == 1 and "borrow" in outcome[0].lower(), outcome
+    assert f.contains_many(["a", "b"]) == [True, True] and len(f) == 2
+    # A ConcurrentFilter takes the same update from another thread.
+    shared = bugu.ConcurrentFilter(1_000)
+    inside.clear(), tried.clear()
+    outcome.clear()
+
+    def shared_other():
+        inside.wait(10)
+        shared.add("c")
+        outcome.append("added")
+        tried.set()
+
+    thread = threading.Thread(target=shared_other)
+    thread.start()
+    shared.update(keys())
+    thread.join()
+    assert outcome == ["added"] and len(shared) == 3

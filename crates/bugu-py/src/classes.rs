@@ -47,9 +47,9 @@ pub(crate) fn stats_dict<'py>(py: Python<'py>, summary: &Summary) -> PyResult<Bo
     Ok(dict)
 }
 
-/// The class `$class` over the filter type `$inner`; updates take `&mut self` unless the filter
-/// is shared (`shared`), in which case they take `&self` and run from many threads at once.
-/// `$constructor` is the class's `__new__`.
+/// The class `$class` over the filter type `$inner`. `update: (&mut)` makes updates take
+/// `&mut self` (one thread's to change); `update: (&)` makes them take `&self`, for a filter that
+/// takes updates from many threads at once. `$constructor` is the class's `__new__`.
 macro_rules! filter_class {
     ($class:ident, $inner:ty, update: (& $($mutability:ident)?), $constructor:item) => {
         #[pymethods]

@@ -62,7 +62,7 @@ fn compile(compiler: &str, sources: &[&str], link: Link, name: &str) -> PathBuf 
         .arg("-I")
         .arg(crate_dir().join("tests/c"));
     for source in sources {
-        command.arg(crate_dir().join("tests/c").join(source));
+        command.arg(crate_dir().join(source));
     }
     command.arg("-o").arg(&out);
     match link {
@@ -73,7 +73,11 @@ fn compile(compiler: &str, sources: &[&str], link: Link, name: &str) -> PathBuf 
             .arg("-lbugu_capi"),
     };
     let output = command.output().unwrap_or_else(|error| panic!("cannot run {compiler}: {error}"));
-    assert!(output.status.success(), "{compiler} {name} failed:\n{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{compiler} {name} failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     out
 }
 
@@ -100,34 +104,35 @@ fn passes(program: &Path, expected: &str) {
 
 fn both_links(source: &str, expected: &str) {
     for link in [Link::Static, Link::Shared] {
-        passes(&compile("gcc", &[source], link, source.trim_end_matches(".c")), expected);
+        let name = source.trim_start_matches("tests/c/").trim_end_matches(".c");
+        passes(&compile("gcc", &[source], link, name), expected);
     }
 }
 
 #[test]
 fn api() {
-    both_links("api.c", "api: ok");
+    both_links("tests/c/api.c", "api: ok");
 }
 
 #[test]
 fn compat_header() {
-    both_links("compat.c", "compat: ok");
+    both_links("tests/c/compat.c", "compat: ok");
 }
 
 #[test]
 fn hostile_buffers() {
-    both_links("hostile.c", "hostile: ok");
+    both_links("tests/c/hostile.c", "hostile: ok");
 }
 
 #[test]
 fn eight_threads() {
-    both_links("threads.c", "threads: ok");
+    both_links("tests/c/threads.c", "threads: ok");
 }
 
 #[test]
 fn headers_compile_as_cpp() {
     for link in [Link::Static, Link::Shared] {
-        passes(&compile("g++", &["header.cpp"], link, "header-cpp"), "header.cpp: ok");
+        passes(&compile("g++", &["tests/c/header.cpp"], link, "header-cpp"), "header.cpp: ok");
     }
 }
 
@@ -139,7 +144,7 @@ fn bugu(args: &[&str]) -> Output {
 
 #[test]
 fn files_cross_between_c_and_the_command() {
-    let program = compile("gcc", &["cli_file.c"], Link::Static, "cli_file");
+    let program = compile("gcc", &["tests/c/cli_file.c"], Link::Static, "cli_file");
     let dir = std::env::temp_dir().join(format!("bugu-capi-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     for growable in [false, true] {
@@ -162,4 +167,16 @@ fn files_cross_between_c_and_the_command() {
         assert_eq!(run(&program, &[check, from_cli, "three-not-there"]).status.code(), Some(1));
     }
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn example_scenarios_print_their_counts() {
+    let program = compile("gcc", &["examples/scenarios.c"], Link::Static, "scenarios");
+    let output = run(&program, &[]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{output:?}");
+    assert!(
+        stdout.contains("database front: 400000 lookups") && stdout.contains("cdn cache: 500000 requests"),
+        "{stdout}"
+    );
 }

@@ -107,9 +107,9 @@ pub unsafe extern "C" fn bugu_filter_new_with(
             .eviction_limit(config.eviction_limit as usize)
             .semi_sorted(config.semi_sorted);
         match (config.false_positive_rate, config.fingerprint_bits) {
-            (rate, 0) if rate == 0.0 => {}
+            (0.0, 0) => {}
             (rate, 0) => builder = builder.false_positive_rate(rate),
-            (rate, bits) if rate == 0.0 => builder = builder.fingerprint_bits(bits),
+            (0.0, bits) => builder = builder.fingerprint_bits(bits),
             _ => return Err(invalid("set either false_positive_rate or fingerprint_bits, not both")),
         }
         publish(builder.build_concurrent()?, out)

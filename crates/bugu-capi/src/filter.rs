@@ -1,0 +1,293 @@
+//! `bugu_filter`: a fixed-size filter, every operation through [`ConcurrentFilter`], so that any
+//! function may be called from many threads at once on one handle (except `bugu_filter_free`).
+
+use std::ffi::{c_char, c_void};
+
+use bugu::{ConcurrentFilter, CuckooFilter, Filter};
+
+use crate::args;
+use crate::stats::{bugu_bucket_callback, bugu_stats, dump, write_buffer};
+use crate::status::{Failure, bugu_status, guard, invalid};
+
+/// A fixed-size cuckoo filter, safe to share between threads. Opaque.
+#[allow(non_camel_case_types)]
+pub struct bugu_filter {
+    inner: ConcurrentFilter,
+}
+
+/// A filter's configuration. Start from `bugu_config_default()` and change what you need.
+#[allow(non_camel_case_types)]
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct bugu_config {
+    /// Items the filter must hold (at least 1).
+    pub capacity: usize,
+    /// Target false-positive rate in (0, 1), or 0 to size by `fingerprint_bits`.
+    pub false_positive_rate: f64,
+    /// Fingerprint width, 4 to 32 bits, or 0 for the default (12) or the width the rate needs.
+    /// Set at most one of this and `false_positive_rate`.
+    pub fingerprint_bits: u32,
+    /// Slots per bucket: 2, 4 or 8.
+    pub bucket_size: u32,
+    /// The hash seed: filters answer alike only with the same seed.
+    pub seed: u64,
+    /// How many buckets an insert may examine searching for room.
+    pub eviction_limit: u32,
+    /// Semi-sorted buckets (bucket size 4 only): one bit less per slot, a little slower.
+    pub semi_sorted: bool,
+}
+
+/// The default configuration, for `capacity` items.
+#[unsafe(no_mangle)]
+pub extern "C" fn bugu_config_default(capacity: usize) -> bugu_config {
+    bugu_config {
+        capacity,
+        false_positive_rate: 0.0,
+        fingerprint_bits: 0,
+        bucket_size: bugu::DEFAULT_BUCKET_SIZE as u32,
+        seed: bugu::DEFAULT_SEED,
+        eviction_limit: bugu::DEFAULT_EVICTION_LIMIT as u32,
+        semi_sorted: false,
+    }
+}
+
+/// The handle's filter; NULL is refused.
+///
+/// # Safety
+/// `filter` is NULL or a live handle from this library.
+pub(crate) unsafe fn target<'a>(filter: *const bugu_filter) -> Result<&'a ConcurrentFilter, Failure> {
+    // SAFETY: the caller promises NULL or a live handle.
+    unsafe { filter.as_ref() }.map(|f| &f.inner).ok_or_else(|| invalid("the filter handle is NULL"))
+}
+
+fn publish(inner: ConcurrentFilter, out: *mut *mut bugu_filter) -> Result<(), Failure> {
+    let handle = Box::into_raw(Box::new(bugu_filter { inner }));
+    if out.is_null() {
+        // SAFETY: `handle` was just made by Box::into_raw and was given to no one.
+        drop(unsafe { Box::from_raw(handle) });
+        return Err(invalid("the out-parameter for the new filter is NULL"));
+    }
+    // SAFETY: non-NULL, and the caller promises it is writable.
+    unsafe { out.write(handle) };
+    Ok(())
+}
+
+/// A new filter for `capacity` items at false-positive rate `fpr` (in (0, 1)), in `*out`.
+///
+/// # Safety
+/// `out` is NULL (refused) or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bugu_filter_new(
+    capacity: usize,
+    fpr: f64,
+    out: *mut *mut bugu_filter,
+) -> bugu_status {
+    let mut config = bugu_config_default(capacity);
+    config.false_positive_rate = fpr;
+    // SAFETY: a valid config on the stack; `out` as promised by the caller.
+    unsafe { bugu_filter_new_with(&config, out) }
+}
+
+/// A new filter with this configuration, in `*out`.
+///
+/// # Safety
+/// `config` is NULL (refused) or readable; `out` is NULL (refused) or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bugu_filter_new_with(
+    config: *const bugu_config,
+    out: *mut *mut bugu_filter,
+) -> bugu_status {
+    guard(|| {
+        // SAFETY: the caller promises NULL or a readable config.
+        let config = unsafe { config.as_ref() }.ok_or_else(|| invalid("the config is NULL"))?;
+        let mut builder = CuckooFilter::builder()
+            .capacity(config.capacity)
+            .bucket_size(config.bucket_size as usize)
+            .seed(config.seed)
+            .eviction_limit(config.eviction_limit as usize)
+            .semi_sorted(config.semi_sorted);
+        match (config.false_positive_rate, config.fingerprint_bits) {
+            (0.0, 0) => {}
+            (rate, 0) => builder = builder.false_positive_rate(rate),
+            (0.0, bits) => builder = builder.fingerprint_bits(bits),
+            _ => return Err(invalid("set either false_positive_rate or fingerprint_bits, not both")),
+        }
+        publish(builder.build_concurrent()?, out)
+    })
+}
+
+/// Frees a filter (NULL is ignored). No other thread may use it during or after the call.
+///
+/// # Safety
+/// `filter` is NULL or a live handle, not used afterwards.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bugu_filter_free(filter: *mut bugu_filter) {
+    if !filter.is_null() {
+        // SAFETY: the caller gives back a handle made by Box::into_raw in `publish`.
+        let _ = std::panic::catch_unwind(|| drop(unsafe { Box::from_raw(filter) }));
+    }
+}
+
+/// Occupancy and sizing, in `*stats`.
+///
+/// # Safety
+/// `filter` is NULL (refused) or live; `stats` is NULL (refused) or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bugu_filter_stats(
+    filter: *const bugu_filter,
+    stats: *mut bugu_stats,
+) -> bugu_status {
+    guard(|| {
+        // SAFETY: the caller promises NULL or a live handle.
+        let f = unsafe { target(filter) }?;
+        let value = bugu_stats {
+            items: f.len(),
+            capacity: f.capacity(),
+            buckets: f.bucket_count(),
+            bucket_size: f.bucket_size(),
+            fingerprint_bits: f.fingerprint_bits(),
+            levels: 1,
+            load_factor: f.load_factor(),
+            bits_per_item: f.bits_per_item(),
+            false_positive_rate: f.false_positive_rate(),
+            memory_bytes: f.memory_bytes(),
+        };
+        // SAFETY: the caller promises NULL or writable.
+        unsafe { args::write(stats, value, "the out-parameter `stats`") }
+    })
+}
+
+/// Calls `callback` for every bucket of a copy of the table taken at one moment; a non-zero return
+/// stops the walk.
+///
+/// # Safety
+/// `filter` is NULL (refused) or live; `callback` is NULL (refused) or a valid function.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bugu_filter_dump_buckets(
+    filter: *const bugu_filter,
+    callback: bugu_bucket_callback,
+    context: *mut c_void,
+) -> bugu_status {
+    guard(|| {
+        // SAFETY: the caller promises NULL or a live handle.
+        let copy = unsafe { target(filter) }?.to_filter()?;
+        dump(std::slice::from_ref(&copy), callback, context)
+    })
+}
+
+/// Saves the filter to the file `path`, atomically.
+///
+/// # Safety
+/// `filter` is NULL (refused) or live; `path` is NULL (refused) or NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bugu_filter_save(filter: *const bugu_filter, path: *const c_char) -> bugu_status {
+    guard(|| {
+        // SAFETY: the caller promises NULL or a live handle, and NULL or a NUL-terminated path.
+        let (f, path) = unsafe { (target(filter)?, args::path(path)?) };
+        Ok(f.save(path)?)
+    })
+}
+
+/// Loads a filter saved by any front end from the file `path`, in `*out`.
+///
+/// # Safety
+/// `path` is NULL (refused) or NUL-terminated; `out` is NULL (refused) or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bugu_filter_load(path: *const c_char, out: *mut *mut bugu_filter) -> bugu_status {
+    // SAFETY: the caller promises NULL or a NUL-terminated path.
+    guard(|| publish(ConcurrentFilter::load(unsafe { args::path(path) }?)?, out))
+}
+
+/// Writes the filter's bytes (its file format) to `buffer` of `capacity` bytes; `*written` gets
+/// their length, or the length needed when the answer is `BUGU_BUFFER_TOO_SMALL`. Pass a NULL
+/// buffer and 0 to ask for the length.
+///
+/// # Safety
+/// `filter` is NULL (refused) or live; `buffer` holds `capacity` writable bytes or is NULL with 0;
+/// `written` is NULL (refused) or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bugu_filter_to_buffer(
+    filter: *const bugu_filter,
+    buffer: *mut u8,
+    capacity: usize,
+    written: *mut usize,
+) -> bugu_status {
+    guard(|| {
+        // SAFETY: the caller promises NULL or a live handle.
+        let bytes = unsafe { target(filter) }?.to_filter()?.to_bytes();
+        // SAFETY: the caller's promises on `buffer`, `capacity` and `written`.
+        unsafe { write_buffer(&bytes, buffer, capacity, written) }
+    })
+}
+
+/// Reads a filter from `len` bytes at `buffer` (validated: hostile bytes are refused), in `*out`.
+///
+/// # Safety
+/// `buffer` holds `len` readable bytes or is NULL with 0; `out` is NULL (refused) or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bugu_filter_from_buffer(
+    buffer: *const c_void,
+    len: usize,
+    out: *mut *mut bugu_filter,
+) -> bugu_status {
+    guard(|| {
+        // SAFETY: the caller promises `len` readable bytes or NULL with 0.
+        let bytes = unsafe { args::bytes(buffer, len) }?;
+        publish(ConcurrentFilter::from_filter(&CuckooFilter::from_bytes(bytes)?)?, out)
+    })
+}
+
+/// Inserts `n` integer keys, pipelined; `results` (NULL, or `n` statuses) gets each one's status.
+/// Answers `BUGU_OK` if all were stored, else the first failure's status.
+///
+/// # Safety
+/// `filter` is NULL (refused) or live; `keys` holds `n` values; `results` is NULL or holds `n`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bugu_filter_insert_u64_batch(
+    filter: *const bugu_filter,
+    keys: *const u64,
+    n: usize,
+    results: *mut bugu_status,
+) -> bugu_status {
+    guard(|| {
+        // SAFETY: the caller promises a live handle or NULL, and `n` keys.
+        let (f, keys) = unsafe { (target(filter)?, args::array(keys, n, "keys")?) };
+        let hashes: Vec<u64> = keys.iter().map(|key| f.hash_of(key)).collect();
+        let outcomes = f.insert_hash_batch(&hashes);
+        if !results.is_null() {
+            // SAFETY: non-NULL, so the caller promises `n` writable statuses.
+            let results = unsafe { args::array_mut(results, n, "results") }?;
+            for (result, outcome) in results.iter_mut().zip(&outcomes) {
+                *result = match outcome {
+                    Ok(()) => bugu_status::BUGU_OK,
+                    Err(error) => Failure::from(*error).0,
+                };
+            }
+        }
+        match outcomes.into_iter().find_map(Result::err) {
+            Some(error) => Err(error.into()),
+            None => Ok(()),
+        }
+    })
+}
+
+/// Looks up `n` integer keys, pipelined; `found[i]` answers `keys[i]`.
+///
+/// # Safety
+/// `filter` is NULL (refused) or live; `keys` holds `n` values; `found` holds `n` writable bools.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bugu_filter_contains_u64_batch(
+    filter: *const bugu_filter,
+    keys: *const u64,
+    n: usize,
+    found: *mut bool,
+) -> bugu_status {
+    guard(|| {
+        // SAFETY: the caller promises a live handle or NULL, `n` keys and `n` answers.
+        let (f, keys, found) =
+            unsafe { (target(filter)?, args::array(keys, n, "keys")?, args::array_mut(found, n, "found")?) };
+        let hashes: Vec<u64> = keys.iter().map(|key| f.hash_of(key)).collect();
+        found.copy_from_slice(&f.contains_hash_batch(&hashes));
+        Ok(())
+    })
+}

@@ -1,0 +1,182 @@
+//! The C programs in `tests/c/`, compiled with the system gcc against the static and the shared
+//! library and run under AddressSanitizer and UndefinedBehaviorSanitizer; the headers compiled as
+//! C++ with g++; a file written from C read by the `bugu` command, and back.
+//!
+//! The library is built by a nested `cargo build` into `target/capi-tests` (the outer `cargo
+//! test` holds the lock of the usual target directory). The command is `$BUGU_CLI`, else
+//! `target/debug/bugu` (built by `cargo test --workspace`), else built there too.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+fn crate_dir() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn workspace_target() -> PathBuf {
+    crate_dir().join("../../target")
+}
+
+fn cargo_build(package: &str) -> PathBuf {
+    let target = workspace_target().join("capi-tests");
+    let status = Command::new(env!("CARGO"))
+        .args(["build", "--quiet", "-p", package])
+        .env("CARGO_TARGET_DIR", &target)
+        .status()
+        .expect("run cargo");
+    assert!(status.success(), "cargo build -p {package} failed");
+    target.join("debug")
+}
+
+/// The directory holding the freshly built `libbugu_capi.a` and `libbugu_capi.so`.
+fn library_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| cargo_build("bugu-capi"))
+}
+
+fn cli() -> PathBuf {
+    if let Some(path) = std::env::var_os("BUGU_CLI") {
+        return PathBuf::from(path);
+    }
+    let built = workspace_target().join("debug/bugu");
+    if built.is_file() { built } else { cargo_build("bugu-cli").join("bugu") }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Link {
+    Static,
+    Shared,
+}
+
+/// Compiles `sources` with `compiler` against the library; the program's path.
+fn compile(compiler: &str, sources: &[&str], link: Link, name: &str) -> PathBuf {
+    let lib = library_dir();
+    let out = lib.join(format!("{name}-{link:?}"));
+    let mut command = Command::new(compiler);
+    command
+        .args(["-g", "-O1", "-fno-omit-frame-pointer", "-fsanitize=address,undefined"])
+        .args(["-fno-sanitize-recover=all", "-Wall", "-Wextra", "-Werror", "-pthread"])
+        .arg("-I")
+        .arg(crate_dir().join("include"))
+        .arg("-I")
+        .arg(crate_dir().join("tests/c"));
+    for source in sources {
+        command.arg(crate_dir().join(source));
+    }
+    command.arg("-o").arg(&out);
+    match link {
+        Link::Static => command.arg(lib.join("libbugu_capi.a")).args(["-ldl", "-lm"]),
+        Link::Shared => command
+            .arg(format!("-L{}", lib.display()))
+            .arg(format!("-Wl,-rpath,{}", lib.display()))
+            .arg("-lbugu_capi"),
+    };
+    let output = command.output().unwrap_or_else(|error| panic!("cannot run {compiler}: {error}"));
+    assert!(
+        output.status.success(),
+        "{compiler} {name} failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    out
+}
+
+fn run(program: &Path, args: &[&str]) -> Output {
+    Command::new(program)
+        .args(args)
+        .env("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=0:halt_on_error=1")
+        .env("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1")
+        .output()
+        .expect("run the test program")
+}
+
+fn passes(program: &Path, expected: &str) {
+    let output = run(program, &[]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && stdout.contains(expected),
+        "{} failed ({}):\n{stdout}\n{}",
+        program.display(),
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+fn both_links(source: &str, expected: &str) {
+    for link in [Link::Static, Link::Shared] {
+        let name = source.trim_start_matches("tests/c/").trim_end_matches(".c");
+        passes(&compile("gcc", &[source], link, name), expected);
+    }
+}
+
+#[test]
+fn api() {
+    both_links("tests/c/api.c", "api: ok");
+}
+
+#[test]
+fn compat_header() {
+    both_links("tests/c/compat.c", "compat: ok");
+}
+
+#[test]
+fn hostile_buffers() {
+    both_links("tests/c/hostile.c", "hostile: ok");
+}
+
+#[test]
+fn eight_threads() {
+    both_links("tests/c/threads.c", "threads: ok");
+}
+
+#[test]
+fn headers_compile_as_cpp() {
+    for link in [Link::Static, Link::Shared] {
+        passes(&compile("g++", &["tests/c/header.cpp"], link, "header-cpp"), "header.cpp: ok");
+    }
+}
+
+fn bugu(args: &[&str]) -> Output {
+    let output = Command::new(cli()).args(args).output().expect("run the bugu command");
+    assert!(output.status.code().is_some_and(|code| code < 2), "bugu {args:?}: {output:?}");
+    output
+}
+
+#[test]
+fn files_cross_between_c_and_the_command() {
+    let program = compile("gcc", &["tests/c/cli_file.c"], Link::Static, "cli_file");
+    let dir = std::env::temp_dir().join(format!("bugu-capi-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for growable in [false, true] {
+        let (write, check) = if growable { ("write-growable", "check-growable") } else { ("write", "check") };
+        let from_c = dir.join(format!("{write}.bugu"));
+        let from_c = from_c.to_str().unwrap();
+        assert!(run(&program, &[write, from_c, "alpha", "beta", "καφές"]).status.success());
+        assert_eq!(bugu(&["check", from_c, "alpha", "beta", "καφές"]).status.code(), Some(0));
+        assert_eq!(bugu(&["check", from_c, "gamma-not-there"]).status.code(), Some(1));
+
+        let from_cli = dir.join(format!("cli-{write}.bugu"));
+        let from_cli = from_cli.to_str().unwrap();
+        let mut create = vec!["create", from_cli, "-n", "1000"];
+        if growable {
+            create.push("--growable");
+        }
+        bugu(&create);
+        assert_eq!(bugu(&["add", from_cli, "one", "two", "ünïcode"]).status.code(), Some(0));
+        assert_eq!(run(&program, &[check, from_cli, "one", "two", "ünïcode"]).status.code(), Some(0));
+        assert_eq!(run(&program, &[check, from_cli, "three-not-there"]).status.code(), Some(1));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn example_scenarios_print_their_counts() {
+    let program = compile("gcc", &["examples/scenarios.c"], Link::Static, "scenarios");
+    let output = run(&program, &[]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{output:?}");
+    assert!(
+        stdout.contains("database front: 400000 lookups") && stdout.contains("cdn cache: 500000 requests"),
+        "{stdout}"
+    );
+}

@@ -137,7 +137,8 @@ impl ExpandingBuilder {
         let per_slot = SLOTS as f64 * MAX_LOAD;
         let buckets = ((self.initial_capacity as f64 / per_slot).ceil() as usize).max(2).next_multiple_of(2);
         let doublings = (self.max_items as f64 / (buckets as f64 * per_slot)).log2().ceil().max(0.0);
-        // The bound after `d` doublings is 8 x load x (d + 1) x 2^-(f + t) (docs/expanding.md).
+        // The bound after `d` doublings is about 8 x load x (d + 1) x 2^-(f + t): each doubling adds
+        // 4 x load x n0 entries of weight 2^-(level + t), and the bound is 2 W / (n0 2^f).
         let needed = (8.0 * MAX_LOAD * (doublings + 1.0) / self.rate).log2().ceil().max(2.0) as u32;
         let tail = MAX_TAIL_BITS.min(needed / 2);
         let widths = Widths { fingerprint: needed - tail, tail };

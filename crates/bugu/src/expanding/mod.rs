@@ -295,69 +295,37 @@ impl ExpandingFilter {
         (entry.depth > self.level).then(|| ((entry.known & mask(self.level + 1)) as usize, self.level + 1))
     }
 
-    /// The depth of the match with the most known bits in the key's bucket on this side.
+    /// Every entry that matches a key, with its known bits: in the key's bucket on each side,
+    /// then in the stash. The one predicate behind lookups, counts and removals.
     #[inline]
-    fn best_in_bucket(&self, key: Entry) -> Option<(u32, usize, usize, usize)> {
-        let (segment, level) = self.locate(key)?;
-        let rest = key.known >> level;
-        let mut best: Option<(u32, usize, usize, usize)> = None;
-        for (slot, entry) in self.segments.bucket(segment, key.base).into_iter().enumerate() {
-            let (fingerprint, field) = self.widths.unpack(entry);
-            if field == 0 || fingerprint != key.fingerprint {
-                continue;
-            }
-            let tail = tail_len(field);
-            if u64::from(field) & mask(tail) == rest & mask(tail)
-                && best.is_none_or(|(depth, ..)| depth < level + tail)
-            {
-                best = Some((level + tail, segment, key.base, slot));
-            }
-        }
-        best
-    }
-
-    fn stash_matches(stashed: &Entry, key: Entry) -> bool {
-        stashed.base == key.base
-            && stashed.fingerprint == key.fingerprint
-            && (stashed.known ^ key.known) & mask(stashed.depth) == 0
-    }
-
-    /// The match with the most known bits over both buckets and the stash.
-    fn best_match(&self, hash: u64) -> Option<(u32, Place)> {
+    fn matches(&self, hash: u64) -> impl Iterator<Item = (u32, Place)> + '_ {
         let first = self.key(hash);
         let sides = [first, self.other_side(first)];
-        let mut best: Option<(u32, Place)> = None;
-        for side in sides {
-            if let Some((depth, segment, base, slot)) = self.best_in_bucket(side)
-                && best.is_none_or(|(d, _)| d < depth)
-            {
-                best = Some((depth, Place::Slot { segment, base, slot }));
-            }
-        }
-        for (index, stashed) in self.stash.iter().enumerate() {
-            if sides.iter().any(|side| Self::stash_matches(stashed, *side))
-                && best.is_none_or(|(d, _)| d < stashed.depth)
-            {
-                best = Some((stashed.depth, Place::Stash(index)));
-            }
-        }
-        best
-    }
-
-    fn matches_in_bucket(&self, key: Entry) -> usize {
-        let Some((segment, level)) = self.locate(key) else { return 0 };
-        let rest = key.known >> level;
-        self.segments
-            .bucket(segment, key.base)
-            .into_iter()
-            .filter(|&entry| {
+        let in_buckets = sides.into_iter().flat_map(move |key| {
+            let located = self.locate(key);
+            let entries = located.map_or([0; SLOTS], |(segment, _)| self.segments.bucket(segment, key.base));
+            entries.into_iter().enumerate().filter_map(move |(slot, entry)| {
+                let (segment, level) = located?;
                 let (fingerprint, field) = self.widths.unpack(entry);
-                field != 0 && fingerprint == key.fingerprint && {
-                    let tail = tail_len(field);
-                    u64::from(field) & mask(tail) == rest & mask(tail)
+                if field == 0 || fingerprint != key.fingerprint {
+                    return None;
                 }
+                let tail = tail_len(field);
+                (u64::from(field) & mask(tail) == (key.known >> level) & mask(tail))
+                    .then_some((level + tail, Place::Slot { segment, base: key.base, slot }))
             })
-            .count()
+        });
+        let in_stash = self.stash.iter().enumerate().filter_map(move |(index, stashed)| {
+            sides
+                .iter()
+                .any(|key| {
+                    stashed.base == key.base
+                        && stashed.fingerprint == key.fingerprint
+                        && (stashed.known ^ key.known) & mask(stashed.depth) == 0
+                })
+                .then_some((stashed.depth, Place::Stash(index)))
+        });
+        in_buckets.chain(in_stash)
     }
 
     /// The entry stored in a slot, seen from the bucket's side.
@@ -397,12 +365,12 @@ impl ExpandingFilter {
                 return;
             }
         }
-        let choices: Vec<_> = located.into_iter().flatten().collect();
-        let Some(&(first, _)) = choices.get(self.next_random() as usize % choices.len().max(1)) else {
+        let mut carried = match located {
+            [Some((first, _)), Some((second, _))] => [first, second][self.next_random() as usize % 2],
+            [Some((side, _)), None] | [None, Some((side, _))] => side,
             // Twins of this round known to neither side's half: give each half its own.
-            return self.place_as_twins(entry);
+            [None, None] => return self.place_as_twins(entry),
         };
-        let mut carried = first;
         for _ in 0..MAX_KICKS {
             let (segment, level) = self.locate(carried).expect("carried entries are located");
             let mut bucket = self.segments.bucket(segment, carried.base);
@@ -513,28 +481,11 @@ impl Filter for ExpandingFilter {
 
     #[inline]
     fn contains_hash(&self, hash: u64) -> bool {
-        let first = self.key(hash);
-        if self.best_in_bucket(first).is_some() {
-            return true;
-        }
-        let second = self.other_side(first);
-        self.best_in_bucket(second).is_some()
-            || self
-                .stash
-                .iter()
-                .any(|stashed| Self::stash_matches(stashed, first) || Self::stash_matches(stashed, second))
+        self.matches(hash).next().is_some()
     }
 
     fn count_hash(&self, hash: u64) -> usize {
-        let first = self.key(hash);
-        let second = self.other_side(first);
-        self.matches_in_bucket(first)
-            + self.matches_in_bucket(second)
-            + self
-                .stash
-                .iter()
-                .filter(|stashed| Self::stash_matches(stashed, first) || Self::stash_matches(stashed, second))
-                .count()
+        self.matches(hash).count()
     }
 }
 
@@ -566,7 +517,7 @@ impl FilterMut for ExpandingFilter {
 
     /// Removes the matching entry with the most known bits (see the [module docs](self)).
     fn remove_hash(&mut self, hash: u64) -> bool {
-        let Some((depth, place)) = self.best_match(hash) else { return false };
+        let Some((depth, place)) = self.matches(hash).max_by_key(|&(depth, _)| depth) else { return false };
         match place {
             Place::Slot { segment, base, slot } => self.segments.set(segment, base, slot, 0),
             Place::Stash(index) => {

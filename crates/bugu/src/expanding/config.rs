@@ -42,6 +42,12 @@ pub enum ExpandingConfigError {
         /// The initial capacity.
         initial: usize,
     },
+    /// The initial table could not be allocated.
+    #[error("out of memory: could not allocate {bytes} bytes for the initial table")]
+    OutOfMemory {
+        /// The bytes asked for.
+        bytes: usize,
+    },
     /// The target and the maximum together need entries wider than a bucket holds.
     #[error(
         "a rate of {rate} up to {max} items needs {bits}-bit entries; at most 31 fit: raise the \

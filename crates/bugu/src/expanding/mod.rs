@@ -10,7 +10,7 @@
 //! `L` bits of its stream: linear hashing. A split pointer runs over the buckets; splitting one
 //! moves each of its entries to it or to its new sibling `n0 x 2^L` further on by the next bit of
 //! the entry's *tail* — the address bits stored beside its fingerprint — so no item is re-hashed
-//! and nothing is copied: buckets live in segments of `n0` that are only ever added. A few
+//! and nothing is copied: buckets live in segments that are only ever added, one per doubling. A few
 //! buckets split per insert (whenever entries pass 90% of the slots), so no insert pauses.
 //!
 //! An entry whose tail is used up when its bucket splits becomes *twins*, one in each half: one
@@ -52,6 +52,7 @@ use crate::error::InsertError;
 use crate::hash::{HashFunction, mix13};
 use crate::key::KeyEncoding;
 use crate::membership::{Filter, FilterMut};
+use crate::table::alloc::AllocFailed;
 use config::MAX_LOAD;
 use table::{SLOTS, Segments, Widths, tail_field, tail_len};
 
@@ -87,7 +88,7 @@ const ALTERNATE_KEY: u64 = 0x6a09_e667_f3bc_c909;
 #[derive(Debug, Clone)]
 pub struct ExpandingFilter {
     widths: Widths,
-    /// The initial bucket count, `n0`: even, and the size of every segment.
+    /// The initial bucket count, `n0`: even.
     base_buckets: usize,
     level: u32,
     /// The next bucket to split, in `0..n0 x 2^level`; buckets below it are at `level + 1`.
@@ -117,7 +118,7 @@ struct Entry {
 /// Where a match was found.
 #[derive(Debug, Clone, Copy)]
 enum Place {
-    Slot { segment: usize, base: usize, slot: usize },
+    Slot { stream: usize, base: usize, slot: usize },
     Stash(usize),
 }
 
@@ -155,8 +156,17 @@ pub struct ExpandingStats {
     pub target_rate: f64,
 }
 
+#[inline]
 fn mask(bits: u32) -> u64 {
-    if bits >= 64 { u64::MAX } else { (1 << bits) - 1 }
+    debug_assert!(bits <= 64);
+    u64::MAX.checked_shr(64 - bits).unwrap_or(0)
+}
+
+/// The low `bits` bits of `value`, for `bits` under 64 (bucket levels are): cheaper than
+/// [`mask`] on the lookup path.
+#[inline(always)]
+fn low_bits(value: u64, bits: u32) -> u64 {
+    value & ((1 << bits) - 1)
 }
 
 impl ExpandingFilter {
@@ -173,17 +183,22 @@ impl ExpandingFilter {
 
     fn from_builder(builder: &ExpandingBuilder) -> Result<Self, ExpandingConfigError> {
         let (widths, base_buckets) = builder.plan()?;
-        Ok(Self::with_widths(builder, widths, base_buckets))
+        Self::with_widths(builder, widths, base_buckets)
+            .map_err(|failed| ExpandingConfigError::OutOfMemory { bytes: failed.bytes })
     }
 
     /// A filter with the given widths, whatever the builder's plan would choose.
-    fn with_widths(builder: &ExpandingBuilder, widths: Widths, base_buckets: usize) -> Self {
-        ExpandingFilter {
+    fn with_widths(
+        builder: &ExpandingBuilder,
+        widths: Widths,
+        base_buckets: usize,
+    ) -> Result<Self, AllocFailed> {
+        Ok(ExpandingFilter {
             widths,
             base_buckets,
             level: 0,
             split: 0,
-            segments: Segments::new(widths, base_buckets, 1),
+            segments: Segments::new(widths, base_buckets)?,
             stash: Vec::new(),
             len: 0,
             entries: 0,
@@ -192,7 +207,7 @@ impl ExpandingFilter {
             max_items: builder.max_items,
             seed: builder.seed,
             rng: builder.seed ^ 0x9e37_79b9_7f4a_7c15 | 1,
-        }
+        })
     }
 
     /// Items stored.
@@ -207,7 +222,7 @@ impl ExpandingFilter {
 
     /// Bytes of the table and the stash.
     pub fn memory_bytes(&self) -> usize {
-        self.segments.memory_bytes() + self.stash.capacity() * std::mem::size_of::<Entry>()
+        self.segments.memory_bytes(self.buckets()) + self.stash.capacity() * std::mem::size_of::<Entry>()
     }
 
     /// The declared maximum the widths were chosen for.
@@ -220,6 +235,14 @@ impl ExpandingFilter {
         (self.base_buckets << self.level) + self.split
     }
 
+    /// Every bucket in use, as `(stream, base, level)`, in linear hashing's order.
+    fn buckets_in_use(&self) -> impl Iterator<Item = (usize, usize, u32)> + '_ {
+        (0..self.buckets()).map(|bucket| {
+            let split = bucket < self.split || bucket >= self.base_buckets << self.level;
+            (bucket / self.base_buckets, bucket % self.base_buckets, self.level + u32::from(split))
+        })
+    }
+
     /// The bound on the false-positive rate for a weight (in units of 2^-64).
     fn bound_of(&self, weight: u128) -> f64 {
         2.0 * weight as f64
@@ -230,13 +253,11 @@ impl ExpandingFilter {
     /// What the filter holds, and its bound.
     pub fn stats(&self) -> ExpandingStats {
         let mut tail_histogram = vec![0; self.widths.tail as usize + 1];
-        for segment in 0..self.segments.len() {
-            for base in 0..self.base_buckets {
-                for entry in self.segments.bucket(segment, base) {
-                    let (_, field) = self.widths.unpack(entry);
-                    if field != 0 {
-                        tail_histogram[tail_len(field) as usize] += 1;
-                    }
+        for (stream, base, _) in self.buckets_in_use() {
+            for entry in self.segments.bucket(stream, base) {
+                let (_, field) = self.widths.unpack(entry);
+                if field != 0 {
+                    tail_histogram[tail_len(field) as usize] += 1;
                 }
             }
         }
@@ -259,13 +280,19 @@ impl ExpandingFilter {
         }
     }
 
-    /// A key's first side: base bucket, all 64 stream bits, fingerprint.
+    /// A key's first side: base bucket, stream, fingerprint. The stream is the hash's low word
+    /// above the fingerprint, continued by a mix of the whole hash only while the table reads
+    /// further than that: a key's bits past `level + 1 + tail` are never compared, so its
+    /// `depth` of 64 stands for "all the bits any bucket or entry asks of it".
     #[inline]
     fn key(&self, hash: u64) -> Entry {
         let fingerprint_bits = self.widths.fingerprint;
         let base = (((hash >> 32) * self.base_buckets as u64) >> 32) as usize;
         let fingerprint = (hash & mask(fingerprint_bits)) as u32;
-        let stream = u64::from(hash as u32 >> fingerprint_bits) | mix13(hash) << (32 - fingerprint_bits);
+        let mut stream = u64::from(hash as u32 >> fingerprint_bits);
+        if self.level + 1 + self.widths.tail > 32 - fingerprint_bits {
+            stream |= mix13(hash) << (32 - fingerprint_bits);
+        }
         Entry { base, known: stream, depth: 64, fingerprint }
     }
 
@@ -277,62 +304,91 @@ impl ExpandingFilter {
         let n0 = self.base_buckets;
         let transform = mix13(u64::from(entry.fingerprint) ^ ALTERNATE_KEY);
         let offset = ((((transform >> 32) * n0 as u64) >> 32) as usize) | 1;
+        // In 2..2 n0, as base and offset are under n0: one subtraction brings it under n0.
         let mut base = 2 * n0 - entry.base - offset;
-        while base >= n0 {
+        if base >= n0 {
             base -= n0;
         }
         Entry { base, known: (entry.known ^ transform) & mask(entry.depth), ..entry }
     }
 
-    /// The bucket an entry lives in on this side, `(segment, level)`; `None` if that bucket has
+    /// The level of the bucket an entry's known bits lead to on this side: one more than the
+    /// filter's when that bucket is under the split pointer.
+    #[inline]
+    fn level_of(&self, entry: &Entry) -> u32 {
+        let low = low_bits(entry.known, self.level);
+        self.level + u32::from(entry.base + self.base_buckets * (low as usize) < self.split)
+    }
+
+    /// The bucket an entry lives in on this side, `(stream, level)`; `None` if that bucket has
     /// split and the entry does not know the bit that chose between its halves.
     #[inline]
     fn locate(&self, entry: Entry) -> Option<(usize, u32)> {
-        let low = entry.known & mask(self.level);
-        if entry.base + self.base_buckets * low as usize >= self.split {
-            return Some((low as usize, self.level));
+        let level = self.level_of(&entry);
+        (entry.depth >= level).then(|| (low_bits(entry.known, level) as usize, level))
+    }
+
+    /// Whether a stored entry matches a key in a bucket at `level`: same fingerprint, and the
+    /// tail's bits (those under its marker) equal the key's next bits.
+    #[inline(always)]
+    fn slot_matches(&self, stored: u32, key: &Entry, level: u32) -> bool {
+        let (fingerprint, field) = self.widths.unpack(stored);
+        if fingerprint != key.fingerprint || field == 0 {
+            return false;
         }
-        (entry.depth > self.level).then(|| ((entry.known & mask(self.level + 1)) as usize, self.level + 1))
+        let under_marker = (1u32 << tail_len(field)) - 1;
+        (field ^ (key.known >> level) as u32) & under_marker == 0
+    }
+
+    /// Whether any entry of a bucket at `level` matches a key: the fingerprints of all four are
+    /// compared without branching first, as most lookups end there.
+    #[inline(always)]
+    fn bucket_matches(&self, entries: [u32; SLOTS], key: &Entry, level: u32) -> bool {
+        let fingerprint_mask = (1 << self.widths.fingerprint) - 1;
+        let candidates = entries
+            .iter()
+            .fold(false, |any, &stored| any | ((stored ^ key.fingerprint) & fingerprint_mask == 0));
+        candidates && entries.iter().any(|&stored| self.slot_matches(stored, key, level))
+    }
+
+    /// Whether a stashed entry matches a key seen from the same side.
+    fn stashed_matches(stashed: &Entry, key: &Entry) -> bool {
+        stashed.base == key.base
+            && stashed.fingerprint == key.fingerprint
+            && (stashed.known ^ key.known) & mask(stashed.depth) == 0
     }
 
     /// Every entry that matches a key, with its known bits: in the key's bucket on each side,
-    /// then in the stash. The one predicate behind lookups, counts and removals.
-    #[inline]
+    /// then in the stash. Behind counts and removals; lookups take the short way
+    /// ([`Filter::contains_hash`]) with the same predicates.
     fn matches(&self, hash: u64) -> impl Iterator<Item = (u32, Place)> + '_ {
         let first = self.key(hash);
         let sides = [first, self.other_side(first)];
         let in_buckets = sides.into_iter().flat_map(move |key| {
-            let located = self.locate(key);
-            let entries = located.map_or([0; SLOTS], |(segment, _)| self.segments.bucket(segment, key.base));
-            entries.into_iter().enumerate().filter_map(move |(slot, entry)| {
-                let (segment, level) = located?;
-                let (fingerprint, field) = self.widths.unpack(entry);
-                if field == 0 || fingerprint != key.fingerprint {
-                    return None;
-                }
-                let tail = tail_len(field);
-                (u64::from(field) & mask(tail) == (key.known >> level) & mask(tail))
-                    .then_some((level + tail, Place::Slot { segment, base: key.base, slot }))
+            let level = self.level_of(&key);
+            let stream = low_bits(key.known, level) as usize;
+            let entries = self.segments.bucket(stream, key.base);
+            entries.into_iter().enumerate().filter_map(move |(slot, stored)| {
+                self.slot_matches(stored, &key, level).then(|| {
+                    let depth = level + tail_len(self.widths.unpack(stored).1);
+                    (depth, Place::Slot { stream, base: key.base, slot })
+                })
             })
         });
         let in_stash = self.stash.iter().enumerate().filter_map(move |(index, stashed)| {
             sides
                 .iter()
-                .any(|key| {
-                    stashed.base == key.base
-                        && stashed.fingerprint == key.fingerprint
-                        && (stashed.known ^ key.known) & mask(stashed.depth) == 0
-                })
+                .any(|key| Self::stashed_matches(stashed, key))
                 .then_some((stashed.depth, Place::Stash(index)))
         });
         in_buckets.chain(in_stash)
     }
 
     /// The entry stored in a slot, seen from the bucket's side.
-    fn decode(&self, segment: usize, base: usize, level: u32, stored: u32) -> Entry {
+    fn decode(&self, stream: usize, base: usize, level: u32, stored: u32) -> Entry {
         let (fingerprint, field) = self.widths.unpack(stored);
         let tail = tail_len(field);
-        let known = segment as u64 | (u64::from(field) & mask(tail)) << level;
+        let known = stream as u64 | (u64::from(field) & mask(tail)) << level;
         Entry { base, known, depth: level + tail, fingerprint }
     }
 
@@ -357,11 +413,11 @@ impl ExpandingFilter {
         }
         let sides = [entry, self.other_side(entry)];
         let located = sides.map(|side| self.locate(side).map(|at| (side, at)));
-        for (side, (segment, level)) in located.into_iter().flatten() {
-            let bucket = self.segments.bucket(segment, side.base);
+        for (side, (stream, level)) in located.into_iter().flatten() {
+            let bucket = self.segments.bucket(stream, side.base);
             if let Some(slot) = bucket.iter().position(|&stored| stored == 0) {
                 let stored = self.encode(side, level);
-                self.segments.set(segment, side.base, slot, stored);
+                self.segments.set(stream, side.base, slot, stored);
                 return;
             }
         }
@@ -372,21 +428,21 @@ impl ExpandingFilter {
             [None, None] => return self.place_as_twins(entry),
         };
         for _ in 0..MAX_KICKS {
-            let (segment, level) = self.locate(carried).expect("carried entries are located");
-            let mut bucket = self.segments.bucket(segment, carried.base);
+            let (stream, level) = self.locate(carried).expect("carried entries are located");
+            let mut bucket = self.segments.bucket(stream, carried.base);
             if let Some(slot) = bucket.iter().position(|&stored| stored == 0) {
                 bucket[slot] = self.encode(carried, level);
-                self.segments.set_bucket(segment, carried.base, bucket);
+                self.segments.set_bucket(stream, carried.base, bucket);
                 return;
             }
             let start = self.next_random() as usize;
             let victim = (0..SLOTS).map(|i| (start + i) % SLOTS).find_map(|slot| {
-                let moved = self.other_side(self.decode(segment, carried.base, level, bucket[slot]));
+                let moved = self.other_side(self.decode(stream, carried.base, level, bucket[slot]));
                 self.locate(moved).map(|_| (slot, moved))
             });
             let Some((slot, moved)) = victim else { break };
             bucket[slot] = self.encode(carried, level);
-            self.segments.set_bucket(segment, carried.base, bucket);
+            self.segments.set_bucket(stream, carried.base, bucket);
             carried = moved;
         }
         self.stash.push(carried);
@@ -401,13 +457,19 @@ impl ExpandingFilter {
         self.place(Entry { depth, known: entry.known | 1 << entry.depth, ..entry });
     }
 
-    /// Splits the bucket under the split pointer.
-    fn split_one(&mut self) {
+    /// The stream bits of the bucket the next split fills.
+    fn next_sibling(&self) -> usize {
+        (1 << self.level) + self.split / self.base_buckets
+    }
+
+    /// Splits the bucket under the split pointer; `false` if the memory for its sibling could
+    /// not be had (nothing changed).
+    fn split_one(&mut self) -> bool {
         let (n0, level) = (self.base_buckets, self.level);
         let (base, low) = (self.split % n0, self.split / n0);
-        let sibling = (1 << level) + low;
-        if sibling == self.segments.len() {
-            self.segments.push_empty();
+        let sibling = self.next_sibling();
+        if self.segments.reserve(sibling).is_err() {
+            return false;
         }
         let (mut stay, mut go) = ([0u32; SLOTS], [0u32; SLOTS]);
         let (mut kept, mut moved) = (0, 0);
@@ -437,6 +499,7 @@ impl ExpandingFilter {
             self.level += 1;
             self.split = 0;
         }
+        true
     }
 
     /// Places the stash's entries again, after splits made room.
@@ -446,18 +509,24 @@ impl ExpandingFilter {
         }
     }
 
+    /// Whether `entries` entries pass the load the table is held at.
+    fn over_load(&self, entries: usize) -> bool {
+        entries as f64 > MAX_LOAD * (self.buckets() * SLOTS) as f64
+    }
+
     /// Splits buckets until entries are under the load, and more while the stash is long.
     fn grow(&mut self) {
         let mut split_any = false;
-        while self.entries as f64 > MAX_LOAD * (self.buckets() * SLOTS) as f64 {
-            self.split_one();
+        while self.over_load(self.entries) {
+            if !self.split_one() {
+                break;
+            }
             split_any = true;
         }
         for _ in 0..STASH_SPLITS {
-            if self.stash.len() <= STASH_TARGET {
+            if self.stash.len() <= STASH_TARGET || !self.split_one() {
                 break;
             }
-            self.split_one();
             self.drain_stash();
         }
         if split_any && !self.stash.is_empty() {
@@ -479,9 +548,20 @@ impl Filter for ExpandingFilter {
         KeyEncoding::Canonical
     }
 
+    /// Both buckets are read before either is compared, and the stash only when it holds any.
     #[inline]
     fn contains_hash(&self, hash: u64) -> bool {
-        self.matches(hash).next().is_some()
+        let first = self.key(hash);
+        let second = self.other_side(first);
+        let (first_level, second_level) = (self.level_of(&first), self.level_of(&second));
+        let first_bucket = self.segments.bucket(low_bits(first.known, first_level) as usize, first.base);
+        let second_bucket = self.segments.bucket(low_bits(second.known, second_level) as usize, second.base);
+        self.bucket_matches(first_bucket, &first, first_level)
+            || self.bucket_matches(second_bucket, &second, second_level)
+            || (!self.stash.is_empty()
+                && self.stash.iter().any(|stashed| {
+                    Self::stashed_matches(stashed, &first) || Self::stashed_matches(stashed, &second)
+                }))
     }
 
     fn count_hash(&self, hash: u64) -> usize {
@@ -506,6 +586,13 @@ impl FilterMut for ExpandingFilter {
         if self.bound_of(weight) > self.rate {
             return Err(InsertError::RateBound);
         }
+        if self.over_load(self.entries + 1) {
+            // The split this insert makes may start a segment: have it before changing anything.
+            let sibling = self.next_sibling();
+            self.segments
+                .reserve(sibling)
+                .map_err(|failed| InsertError::OutOfMemory { bytes: failed.bytes })?;
+        }
         let key = self.key(hash);
         self.weight = weight;
         self.entries += 1;
@@ -519,7 +606,7 @@ impl FilterMut for ExpandingFilter {
     fn remove_hash(&mut self, hash: u64) -> bool {
         let Some((depth, place)) = self.matches(hash).max_by_key(|&(depth, _)| depth) else { return false };
         match place {
-            Place::Slot { segment, base, slot } => self.segments.set(segment, base, slot, 0),
+            Place::Slot { stream, base, slot } => self.segments.set(stream, base, slot, 0),
             Place::Stash(index) => {
                 self.stash.swap_remove(index);
             }

@@ -8,7 +8,7 @@ use super::*;
 fn filter_with(initial: usize, fingerprint: u32, tail: u32) -> ExpandingFilter {
     let builder = ExpandingFilter::builder().initial_capacity(initial).false_positive_rate(0.999);
     let (_, buckets) = builder.plan().unwrap();
-    ExpandingFilter::with_widths(&builder, Widths { fingerprint, tail }, buckets)
+    ExpandingFilter::with_widths(&builder, Widths { fingerprint, tail }, buckets).unwrap()
 }
 
 /// Every invariant the filter keeps, checked from its table.
@@ -17,21 +17,13 @@ fn check_invariants(filter: &ExpandingFilter) {
     let in_table: usize = stats.tail_histogram.iter().sum();
     assert_eq!(in_table + stats.stash, filter.entries, "entries are counted");
     let mut weight = 0u128;
-    for segment in 0..filter.segments.len() {
-        for base in 0..filter.base_buckets {
-            let physical = base + filter.base_buckets * (segment & ((1 << filter.level) - 1));
-            let level = if segment >= 1 << filter.level || physical < filter.split {
-                filter.level + 1
-            } else {
-                filter.level
-            };
-            for stored in filter.segments.bucket(segment, base) {
-                if stored != 0 {
-                    let entry = filter.decode(segment, base, level, stored);
-                    assert!(entry.depth >= filter.level, "an entry knows the lower level's bits");
-                    assert!(entry.depth - level <= filter.widths.tail);
-                    weight += 1u128 << (64 - entry.depth);
-                }
+    for (stream, base, level) in filter.buckets_in_use() {
+        for stored in filter.segments.bucket(stream, base) {
+            if stored != 0 {
+                let entry = filter.decode(stream, base, level, stored);
+                assert!(entry.depth >= filter.level, "an entry knows the lower level's bits");
+                assert!(entry.depth - level <= filter.widths.tail);
+                weight += 1u128 << (64 - entry.depth);
             }
         }
     }

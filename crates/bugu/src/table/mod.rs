@@ -41,7 +41,7 @@
 //!   dispatch of a [`BucketOp`]; [`ops`]: the operations;
 //! - [`write`](mod@write) and [`lookup`]: the table's writes and reads.
 
-mod alloc;
+pub(crate) mod alloc;
 pub(crate) mod atomic;
 mod geometry;
 mod kernels;

@@ -3,17 +3,14 @@
 
 use thiserror::Error;
 
-use super::table::{SLOTS, Widths};
+use super::table::{MAX_FINGERPRINT_BITS, MAX_TAIL_BITS, SLOTS, Widths};
 
 /// The load the table is held at: a bucket splits whenever entries pass this share of the slots.
 pub(super) const MAX_LOAD: f64 = 0.9;
 
-/// The most address bits a tail keeps: entries stored now become twins only after this many
-/// doublings, so twins stay a small share of the entries.
-const MAX_TAIL_BITS: u32 = 8;
-
-/// The widest entry (fingerprint, tail and marker) a bucket of four holds in its 16-byte window.
-const MAX_ENTRY_BITS: u32 = 31;
+/// The address bits a tail keeps when the target leaves room: entries stored now become twins
+/// only after this many doublings, so twins stay a small share of the entries.
+const PREFERRED_TAIL_BITS: u32 = 8;
 
 /// The default declared maximum: 2^32 items.
 pub const DEFAULT_MAX_ITEMS: u64 = 1 << 32;
@@ -50,7 +47,7 @@ pub enum ExpandingConfigError {
     },
     /// The target and the maximum together need entries wider than a bucket holds.
     #[error(
-        "a rate of {rate} up to {max} items needs {bits}-bit entries; at most 31 fit: raise the \
+        "a rate of {rate} up to {max} items needs {bits}-bit entries; at most 30 fit: raise the \
          rate or lower the maximum"
     )]
     TooWide {
@@ -146,9 +143,10 @@ impl ExpandingBuilder {
         // The bound after `d` doublings is about 8 x load x (d + 1) x 2^-(f + t): each doubling adds
         // 4 x load x n0 entries of weight 2^-(level + t), and the bound is 2 W / (n0 2^f).
         let needed = (8.0 * MAX_LOAD * (doublings + 1.0) / self.rate).log2().ceil().max(2.0) as u32;
-        let tail = MAX_TAIL_BITS.min(needed / 2);
+        // Bits past the widest fingerprint go to the tail, which serves the bound as well.
+        let tail = PREFERRED_TAIL_BITS.min(needed / 2).max(needed.saturating_sub(MAX_FINGERPRINT_BITS));
         let widths = Widths { fingerprint: needed - tail, tail };
-        if widths.entry() > MAX_ENTRY_BITS {
+        if tail > MAX_TAIL_BITS {
             return Err(ExpandingConfigError::TooWide {
                 rate: self.rate,
                 max: self.max_items,

@@ -70,6 +70,10 @@ const STASH_SPLITS: usize = 16;
 /// Mixed into a fingerprint to derive its alternate-side transform.
 const ALTERNATE_KEY: u64 = 0x6a09_e667_f3bc_c909;
 
+/// Multiplies it: one multiplication (not a full mix) keeps the second bucket's address a short
+/// computation, and a fingerprint's few bits need no more to spread over the offsets.
+const ALTERNATE_MULTIPLIER: u64 = 0x9e37_79b9_7f4a_7c15;
+
 /// A growable cuckoo filter in one table (see the [module docs](self)).
 ///
 /// ```
@@ -99,6 +103,8 @@ pub struct ExpandingFilter {
     entries: usize,
     /// `W` in units of 2^-64: the sum over entries of 2^(64 - known bits).
     weight: u128,
+    /// The largest weight whose bound is within the target rate.
+    weight_limit: u128,
     rate: f64,
     max_items: u64,
     seed: u64,
@@ -203,6 +209,9 @@ impl ExpandingFilter {
             len: 0,
             entries: 0,
             weight: 0,
+            // The bound 2 W / (n0 2^f) at most the rate, with W in units of 2^-64.
+            weight_limit: (builder.rate * base_buckets as f64 * 2f64.powi(widths.fingerprint as i32 + 63))
+                as u128,
             rate: builder.rate,
             max_items: builder.max_items,
             seed: builder.seed,
@@ -302,7 +311,7 @@ impl ExpandingFilter {
     #[inline]
     fn other_side(&self, entry: Entry) -> Entry {
         let n0 = self.base_buckets;
-        let transform = mix13(u64::from(entry.fingerprint) ^ ALTERNATE_KEY);
+        let transform = (u64::from(entry.fingerprint) ^ ALTERNATE_KEY).wrapping_mul(ALTERNATE_MULTIPLIER);
         let offset = ((((transform >> 32) * n0 as u64) >> 32) as usize) | 1;
         // In 2..2 n0, as base and offset are under n0: one subtraction brings it under n0.
         let mut base = 2 * n0 - entry.base - offset;
@@ -340,15 +349,17 @@ impl ExpandingFilter {
         (field ^ (key.known >> level) as u32) & under_marker == 0
     }
 
-    /// Whether any entry of a bucket at `level` matches a key: the fingerprints of all four are
-    /// compared without branching first, as most lookups end there.
+    /// Whether an entry of a key's bucket at `level` matches it: the four fingerprints are
+    /// compared at once first ([`Segments::holds_fingerprint`]), as most lookups end there.
     #[inline(always)]
-    fn bucket_matches(&self, entries: [u32; SLOTS], key: &Entry, level: u32) -> bool {
-        let fingerprint_mask = (1 << self.widths.fingerprint) - 1;
-        let candidates = entries
-            .iter()
-            .fold(false, |any, &stored| any | ((stored ^ key.fingerprint) & fingerprint_mask == 0));
-        candidates && entries.iter().any(|&stored| self.slot_matches(stored, key, level))
+    fn bucket_matches(&self, key: &Entry, level: u32, broadcast: u64) -> bool {
+        let stream = low_bits(key.known, level) as usize;
+        self.segments.holds_fingerprint(stream, key.base, broadcast)
+            && self
+                .segments
+                .bucket(stream, key.base)
+                .iter()
+                .any(|&stored| self.slot_matches(stored, key, level))
     }
 
     /// Whether a stashed entry matches a key seen from the same side.
@@ -368,12 +379,14 @@ impl ExpandingFilter {
             let level = self.level_of(&key);
             let stream = low_bits(key.known, level) as usize;
             let entries = self.segments.bucket(stream, key.base);
-            entries.into_iter().enumerate().filter_map(move |(slot, stored)| {
-                self.slot_matches(stored, &key, level).then(|| {
+            entries
+                .into_iter()
+                .enumerate()
+                .filter(move |&(_, stored)| self.slot_matches(stored, &key, level))
+                .map(move |(slot, stored)| {
                     let depth = level + tail_len(self.widths.unpack(stored).1);
                     (depth, Place::Slot { stream, base: key.base, slot })
                 })
-            })
         });
         let in_stash = self.stash.iter().enumerate().filter_map(move |(index, stashed)| {
             sides
@@ -411,19 +424,43 @@ impl ExpandingFilter {
             // Stashed while its bucket's round ran, it misses the bits the table now uses.
             return self.place_as_twins(entry);
         }
+        if let Some(sides) = self.store_in_emptier(entry) {
+            self.kick_in(entry, sides);
+        }
+    }
+
+    /// Stores an entry in the emptier of its buckets when either has room: keeping the two
+    /// sides balanced keeps later kicks short, above all in the buckets a round has not split
+    /// yet, which hold the most. Otherwise gives back its sides that have a bucket.
+    fn store_in_emptier(&mut self, entry: Entry) -> Option<[Option<Entry>; 2]> {
         let sides = [entry, self.other_side(entry)];
         let located = sides.map(|side| self.locate(side).map(|at| (side, at)));
-        for (side, (stream, level)) in located.into_iter().flatten() {
-            let bucket = self.segments.bucket(stream, side.base);
-            if let Some(slot) = bucket.iter().position(|&stored| stored == 0) {
+        let emptier = located
+            .into_iter()
+            .flatten()
+            .map(|(side, (stream, level))| {
+                let bucket = self.segments.bucket(stream, side.base);
+                let free = bucket.iter().filter(|&&stored| stored == 0).count();
+                (free, side, stream, level, bucket)
+            })
+            .max_by_key(|&(free, ..)| free);
+        match emptier {
+            Some((free, side, stream, level, bucket)) if free > 0 => {
+                let slot = bucket.iter().position(|&stored| stored == 0).expect("a free slot");
                 let stored = self.encode(side, level);
                 self.segments.set(stream, side.base, slot, stored);
-                return;
+                None
             }
+            _ => Some(located.map(|at| at.map(|(side, _)| side))),
         }
-        let mut carried = match located {
-            [Some((first, _)), Some((second, _))] => [first, second][self.next_random() as usize % 2],
-            [Some((side, _)), None] | [None, Some((side, _))] => side,
+    }
+
+    /// Stores an entry whose buckets are full by moving entries along a path; the entry left
+    /// without a place at its end goes to the stash.
+    fn kick_in(&mut self, entry: Entry, sides: [Option<Entry>; 2]) {
+        let mut carried = match sides {
+            [Some(first), Some(second)] => [first, second][self.next_random() as usize % 2],
+            [Some(side), None] | [None, Some(side)] => side,
             // Twins of this round known to neither side's half: give each half its own.
             [None, None] => return self.place_as_twins(entry),
         };
@@ -435,11 +472,29 @@ impl ExpandingFilter {
                 self.segments.set_bucket(stream, carried.base, bucket);
                 return;
             }
-            let start = self.next_random() as usize;
-            let victim = (0..SLOTS).map(|i| (start + i) % SLOTS).find_map(|slot| {
+            // Each entry here seen from its other bucket, where it could go.
+            let moves: [Option<(Entry, (usize, u32))>; SLOTS] = std::array::from_fn(|slot| {
                 let moved = self.other_side(self.decode(stream, carried.base, level, bucket[slot]));
-                self.locate(moved).map(|_| (slot, moved))
+                self.locate(moved).map(|at| (moved, at))
             });
+            // One step ahead: an entry whose other bucket has room ends the path now. The four
+            // reads are independent, so they cost about one random access, and paths get short.
+            let room = moves.iter().enumerate().find_map(|(slot, &candidate)| {
+                let (moved, (to_stream, to_level)) = candidate?;
+                let target = self.segments.bucket(to_stream, moved.base);
+                let free = target.iter().position(|&stored| stored == 0)?;
+                Some((slot, moved, to_stream, to_level, target, free))
+            });
+            if let Some((slot, moved, to_stream, to_level, mut target, free)) = room {
+                target[free] = self.encode(moved, to_level);
+                self.segments.set_bucket(to_stream, moved.base, target);
+                bucket[slot] = self.encode(carried, level);
+                self.segments.set_bucket(stream, carried.base, bucket);
+                return;
+            }
+            let start = self.next_random() as usize;
+            let victim =
+                (0..SLOTS).map(|i| (start + i) % SLOTS).find_map(|slot| Some((slot, moves[slot]?.0)));
             let Some((slot, moved)) = victim else { break };
             bucket[slot] = self.encode(carried, level);
             self.segments.set_bucket(stream, carried.base, bucket);
@@ -554,10 +609,9 @@ impl Filter for ExpandingFilter {
         let first = self.key(hash);
         let second = self.other_side(first);
         let (first_level, second_level) = (self.level_of(&first), self.level_of(&second));
-        let first_bucket = self.segments.bucket(low_bits(first.known, first_level) as usize, first.base);
-        let second_bucket = self.segments.bucket(low_bits(second.known, second_level) as usize, second.base);
-        self.bucket_matches(first_bucket, &first, first_level)
-            || self.bucket_matches(second_bucket, &second, second_level)
+        let broadcast = self.segments.broadcast(first.fingerprint);
+        self.bucket_matches(&first, first_level, broadcast)
+            || self.bucket_matches(&second, second_level, broadcast)
             || (!self.stash.is_empty()
                 && self.stash.iter().any(|stashed| {
                     Self::stashed_matches(stashed, &first) || Self::stashed_matches(stashed, &second)
@@ -571,19 +625,16 @@ impl Filter for ExpandingFilter {
 
 impl FilterMut for ExpandingFilter {
     /// Stores one copy. Fails with [`InsertError::RateBound`] past the declared maximum, and
-    /// with [`InsertError::CopyLimit`] when the item's two buckets and the stash already hold 8
-    /// of its fingerprints (splits never separate copies of one item). On error nothing changed.
+    /// with [`InsertError::CopyLimit`] when the item's two buckets are full and they and the
+    /// stash already hold 8 of its fingerprints (splits never separate copies of one item). On
+    /// error nothing changed.
     fn insert_hash(&mut self, hash: u64) -> Result<(), InsertError> {
-        let copies = self.count_hash(hash);
-        if copies >= 2 * SLOTS {
-            return Err(InsertError::CopyLimit { copies });
-        }
         let depth = self.level + self.widths.tail;
         if depth >= 64 {
             return Err(InsertError::RateBound);
         }
         let weight = self.weight + (1u128 << (64 - depth));
-        if self.bound_of(weight) > self.rate {
+        if weight > self.weight_limit {
             return Err(InsertError::RateBound);
         }
         if self.over_load(self.entries + 1) {
@@ -594,10 +645,22 @@ impl FilterMut for ExpandingFilter {
                 .map_err(|failed| InsertError::OutOfMemory { bytes: failed.bytes })?;
         }
         let key = self.key(hash);
+        let entry = Entry { known: key.known & mask(depth), depth, ..key };
+        let full = self.store_in_emptier(entry);
+        if full.is_some() {
+            // Both buckets are full: copies of one item past what they and the stash hold could
+            // never be placed, as no move separates them.
+            let copies = if self.contains_hash(hash) { self.count_hash(hash) } else { 0 };
+            if copies >= 2 * SLOTS {
+                return Err(InsertError::CopyLimit { copies });
+            }
+        }
         self.weight = weight;
         self.entries += 1;
         self.len += 1;
-        self.place(Entry { known: key.known & mask(depth), depth, ..key });
+        if let Some(sides) = full {
+            self.kick_in(entry, sides);
+        }
         self.grow();
         Ok(())
     }

@@ -1,9 +1,11 @@
-//! The expanding filter's table: buckets of four bit-packed entries, kept in segments of the
-//! initial bucket count so that growth adds segments and never copies one.
+//! The expanding filter's table: buckets of four bit-packed entries, kept in segments that
+//! double so that growth adds segments and never copies one.
 //!
-//! An entry is `fingerprint_bits` of fingerprint, then a tail field of `tail_bits + 1` bits: the
+//! An entry is `fingerprint_bits` of fingerprint and a tail field of `tail_bits + 1` bits: the
 //! address bits its bucket's level does not use yet, closed by a marker bit above them. A tail
-//! field of 0 is an empty slot, so a fingerprint may be 0.
+//! field of 0 is an empty slot, so a fingerprint may be 0. A bucket stores its four
+//! fingerprints side by side from its first bit, then its four tail fields: a lookup compares
+//! all four fingerprints with a handful of word operations and reads tails only on a match.
 //!
 //! A key's bucket at level `L` is `(base, stream)`: its base bucket and the low `L` bits of its
 //! address stream, which is linear hashing's bucket `base + initial_buckets x stream`. Those
@@ -14,12 +16,15 @@ use crate::table::alloc::{AllocFailed, zeroed_buffer};
 /// Slots per bucket.
 pub(super) const SLOTS: usize = 4;
 
-/// Bytes a bucket's window may read past the last bucket of a segment: reads cover 16 bytes
-/// from a bucket's start, and the 8-byte word of its last slot at most 19 (4 x 31 bits).
-const PADDING: usize = WINDOW;
+/// Bytes read from a bucket's start, and so the padding after a segment's last bucket.
+const WINDOW: usize = 16;
 
-/// The bytes read from a bucket's start.
-const WINDOW: usize = 24;
+/// The widest fingerprint: a bucket's four fill one 64-bit word.
+pub(super) const MAX_FINGERPRINT_BITS: u32 = 16;
+
+/// The widest tail: a bucket's four tail fields, read from the byte holding their first bit,
+/// fit in one 64-bit word.
+pub(super) const MAX_TAIL_BITS: u32 = 13;
 
 /// The widths of an entry's parts, fixed for a filter's life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,6 +86,11 @@ pub(super) fn tail_len(field: u32) -> u32 {
 pub(super) struct Segments {
     widths: Widths,
     bucket_bytes: usize,
+    lanes: Lanes,
+    /// The first bit of a bucket's tail fields: after its four fingerprints.
+    tails_at: usize,
+    /// The bits of the four tail fields.
+    tails_mask: u64,
     /// Buckets of segment 0: the initial bucket count.
     base_buckets: usize,
     segments: Vec<Vec<u8>>,
@@ -89,8 +99,15 @@ pub(super) struct Segments {
 impl Segments {
     /// Segment 0, empty.
     pub(super) fn new(widths: Widths, base_buckets: usize) -> Result<Self, AllocFailed> {
-        let mut segments =
-            Segments { widths, bucket_bytes: widths.bucket_bytes(), base_buckets, segments: Vec::new() };
+        let mut segments = Segments {
+            widths,
+            bucket_bytes: widths.bucket_bytes(),
+            lanes: Lanes::new(widths.fingerprint),
+            tails_at: SLOTS * widths.fingerprint as usize,
+            tails_mask: (1 << (SLOTS as u32 * (widths.tail + 1))) - 1,
+            base_buckets,
+            segments: Vec::new(),
+        };
         segments.add_segment()?;
         Ok(segments)
     }
@@ -108,7 +125,7 @@ impl Segments {
 
     fn add_segment(&mut self) -> Result<(), AllocFailed> {
         let buckets = self.capacity(self.segments.len());
-        let bytes = buckets.checked_mul(self.bucket_bytes).and_then(|b| b.checked_add(PADDING));
+        let bytes = buckets.checked_mul(self.bucket_bytes).and_then(|b| b.checked_add(WINDOW));
         let segment = zeroed_buffer::<u8>(bytes.ok_or(AllocFailed { bytes: usize::MAX })?)?;
         self.segments.push(segment);
         Ok(())
@@ -125,7 +142,7 @@ impl Segments {
             .map(|(segment, bytes)| {
                 let used = left.min(self.capacity(segment));
                 left -= used;
-                (used * self.bucket_bytes + PADDING).next_multiple_of(PAGE).min(bytes.len())
+                (used * self.bucket_bytes + WINDOW).next_multiple_of(PAGE).min(bytes.len())
             })
             .sum()
     }
@@ -138,6 +155,34 @@ impl Segments {
         self.segments[segment][offset..offset + WINDOW].try_into().expect("a window's bytes")
     }
 
+    /// Bucket `(base, stream)` as its two words: the four fingerprints, and the four tail fields.
+    #[inline]
+    fn words(&self, stream: usize, base: usize) -> (u64, u64) {
+        let window = self.window(stream, base);
+        let (head, _) = window.split_first_chunk::<8>().expect("8 bytes");
+        let at = self.tails_at / 8;
+        // Under 9: fingerprints take at most 64 bits. The mask lets the compiler see it.
+        let tails = u64::from_le_bytes(window[at & 15..(at & 15) + 8].try_into().expect("8 bytes"));
+        (u64::from_le_bytes(*head) & self.lanes.all, (tails >> (self.tails_at % 8)) & self.tails_mask)
+    }
+
+    /// `fingerprint` in each of the four fingerprint lanes, for [`holds_fingerprint`](Self::holds_fingerprint).
+    #[inline]
+    pub(super) fn broadcast(&self, fingerprint: u32) -> u64 {
+        self.lanes.ones * u64::from(fingerprint)
+    }
+
+    /// Whether any slot of bucket `(base, stream)` holds the fingerprint `broadcast` carries in
+    /// every lane: the lanes of the difference are tested for zero together, as in the "has a
+    /// zero byte" trick but with fingerprint-wide lanes.
+    #[inline]
+    pub(super) fn holds_fingerprint(&self, stream: usize, base: usize, broadcast: u64) -> bool {
+        let Lanes { ones, tops, all } = self.lanes;
+        let (head, _) = self.window(stream, base).split_first_chunk::<8>().expect("8 bytes");
+        let difference = (u64::from_le_bytes(*head) ^ broadcast) & all;
+        difference.wrapping_sub(ones) & !difference & tops != 0
+    }
+
     /// The segment of bucket `(base, stream)` and its index there.
     #[inline]
     fn address(&self, stream: usize, base: usize) -> (usize, usize) {
@@ -147,35 +192,35 @@ impl Segments {
         (segment, base + self.base_buckets * row)
     }
 
-    /// The four entries of bucket `(base, stream)`: each from the 8-byte word holding it, which
-    /// costs fewer instructions than shifting one 16-byte word by a variable amount.
+    /// The four entries of bucket `(base, stream)`, each as [`Widths::pack`] makes it.
     #[inline]
     pub(super) fn bucket(&self, stream: usize, base: usize) -> [u32; SLOTS] {
-        let window = self.window(stream, base);
-        let bits = self.widths.entry();
-        let mask = (1u64 << bits) - 1;
+        let (prints, tails) = self.words(stream, base);
+        let Widths { fingerprint, tail } = self.widths;
         std::array::from_fn(|slot| {
-            let bit = slot as u32 * bits;
-            // At most byte 11 (slot 3 of 31-bit entries); the mask lets the compiler see the
-            // word is inside the window.
-            let at = (bit / 8) as usize & 15;
-            let word = u64::from_le_bytes(window[at..at + 8].try_into().expect("8 bytes"));
-            ((word >> (bit % 8)) & mask) as u32
+            let slot = slot as u32;
+            let print = (prints >> (slot * fingerprint)) as u32 & ((1 << fingerprint) - 1);
+            let field = (tails >> (slot * (tail + 1))) as u32 & ((2 << tail) - 1);
+            self.widths.pack(print, field)
         })
     }
 
     /// Writes the four entries of bucket `(base, stream)`.
     pub(super) fn set_bucket(&mut self, stream: usize, base: usize, entries: [u32; SLOTS]) {
-        let bits = self.widths.entry();
-        let bucket_bits = SLOTS as u32 * bits;
-        let (head, _) = self.window(stream, base).split_first_chunk::<16>().expect("16 bytes");
-        let mut window = u128::from_le_bytes(*head) & !((1u128 << bucket_bits) - 1);
+        let Widths { fingerprint, tail } = self.widths;
+        let (mut prints, mut tails) = (0u64, 0u64);
         for (slot, entry) in entries.into_iter().enumerate() {
-            window |= u128::from(entry) << (slot as u32 * bits);
+            let (print, field) = self.widths.unpack(entry);
+            prints |= u64::from(print) << (slot as u32 * fingerprint);
+            tails |= u64::from(field) << (slot as u32 * (tail + 1));
         }
+        let bucket_bits = SLOTS as u32 * self.widths.entry();
+        let bits = u128::from(prints) | u128::from(tails) << self.tails_at;
+        let window = u128::from_le_bytes(*self.window(stream, base));
+        let window = window & !((1u128 << bucket_bits) - 1) | bits;
         let (segment, index) = self.address(stream, base);
         let offset = index * self.bucket_bytes;
-        self.segments[segment][offset..offset + 16].copy_from_slice(&window.to_le_bytes());
+        self.segments[segment][offset..offset + WINDOW].copy_from_slice(&window.to_le_bytes());
     }
 
     /// Writes one slot of bucket `(base, stream)`.
@@ -183,6 +228,24 @@ impl Segments {
         let mut entries = self.bucket(stream, base);
         entries[slot] = entry;
         self.set_bucket(stream, base, entries);
+    }
+}
+
+/// The masks of a bucket's four fingerprint lanes.
+#[derive(Debug, Clone, Copy)]
+struct Lanes {
+    /// The lowest bit of each lane.
+    ones: u64,
+    /// The highest bit of each lane.
+    tops: u64,
+    /// Every bit of the four lanes.
+    all: u64,
+}
+
+impl Lanes {
+    fn new(fingerprint: u32) -> Self {
+        let ones = (0..SLOTS as u32).map(|slot| 1u64 << (slot * fingerprint)).sum();
+        Lanes { ones, tops: ones << (fingerprint - 1), all: u64::MAX >> (64 - SLOTS as u32 * fingerprint) }
     }
 }
 

@@ -7,6 +7,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+// `bugu_growable_config.tightening`: each level takes a fixed share (`1 - tightening_ratio`) of
+// the false-positive budget left.
+#define BUGU_TIGHTENING_GEOMETRIC 0
+
+// `bugu_growable_config.tightening`: level `i` takes a share proportional to `1 / (i + 1)^2`.
+#define BUGU_TIGHTENING_PSERIES 1
+
 // What a function did: `BUGU_OK`, or why it failed (then `bugu_last_error_message` says more).
 typedef enum bugu_status {
   // Success.
@@ -85,6 +92,31 @@ typedef int32_t (*bugu_bucket_callback)(void *context,
                                         size_t index,
                                         const uint32_t *slots,
                                         size_t n);
+
+// A growable filter's configuration. Start from `bugu_growable_config_default()` and change what
+// you need.
+typedef struct bugu_growable_config {
+  // The first level's capacity in items (at least 1).
+  size_t initial_capacity;
+  // The false-positive rate the whole filter stays under at every size, in (0, 1).
+  double false_positive_rate;
+  // How much larger each new level is than the newest one: 2 to 16.
+  uint32_t growth_factor;
+  // How the rate is split between levels: `BUGU_TIGHTENING_GEOMETRIC` or `BUGU_TIGHTENING_PSERIES`.
+  uint32_t tightening;
+  // The ratio of `BUGU_TIGHTENING_GEOMETRIC`, strictly between 0 and 1 (unused by P-series).
+  double tightening_ratio;
+  // The most items the filter holds (inserts beyond fail with `BUGU_FULL`), or 0 for no limit.
+  size_t max_capacity;
+  // The most levels, or 0 for no limit.
+  size_t max_levels;
+  // Slots per bucket in every level: 2, 4 or 8.
+  uint32_t bucket_size;
+  // How many buckets an insert may examine searching for room, in each level.
+  uint32_t eviction_limit;
+  // The hash seed, shared by every level: filters answer alike only with the same seed.
+  uint64_t seed;
+} bugu_growable_config;
 
 #ifdef __cplusplus
 extern "C" {
@@ -774,12 +806,23 @@ enum bugu_status bugu_filter_to_buffer(const struct bugu_filter *filter,
 // `buffer` holds `len` readable bytes or is NULL with 0; `out` is NULL (refused) or writable.
 enum bugu_status bugu_filter_from_buffer(const void *buffer, size_t len, struct bugu_filter **out);
 
+// The default configuration, starting at `initial_capacity` items.
+struct bugu_growable_config bugu_growable_config_default(size_t initial_capacity);
+
 // A new growable filter starting at `initial_capacity` items, keeping its false-positive rate
 // under `fpr` at every size, in `*out`.
 //
 // # Safety
 // `out` is NULL (refused) or writable.
 enum bugu_status bugu_growable_new(size_t initial_capacity, double fpr, struct bugu_growable **out);
+
+// A new growable filter with this configuration, in `*out`. A bad setting answers
+// `BUGU_INVALID_ARGUMENT`, and `bugu_last_error_message` names it.
+//
+// # Safety
+// `config` is NULL (refused) or readable; `out` is NULL (refused) or writable.
+enum bugu_status bugu_growable_new_with(const struct bugu_growable_config *config,
+                                        struct bugu_growable **out);
 
 // Frees a growable filter (NULL is ignored).
 //

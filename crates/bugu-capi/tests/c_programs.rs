@@ -125,6 +125,16 @@ fn hostile_buffers() {
 }
 
 #[test]
+fn batches() {
+    both_links("tests/c/batch.c", "batch: ok");
+}
+
+#[test]
+fn growable_config() {
+    both_links("tests/c/growable_config.c", "growable_config: ok");
+}
+
+#[test]
 fn eight_threads() {
     both_links("tests/c/threads.c", "threads: ok");
 }
@@ -147,13 +157,27 @@ fn files_cross_between_c_and_the_command() {
     let program = compile("gcc", &["tests/c/cli_file.c"], Link::Static, "cli_file");
     let dir = std::env::temp_dir().join(format!("bugu-capi-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    for growable in [false, true] {
-        let (write, check) = if growable { ("write-growable", "check-growable") } else { ("write", "check") };
+    for (growable, batch) in [(false, false), (true, false), (false, true), (true, true)] {
+        let kind = match (growable, batch) {
+            (false, false) => "",
+            (true, false) => "-growable",
+            (false, true) => "-batch",
+            (true, true) => "-growable-batch",
+        };
+        let (write, check) = (format!("write{kind}"), format!("check{kind}"));
         let from_c = dir.join(format!("{write}.bugu"));
         let from_c = from_c.to_str().unwrap();
-        assert!(run(&program, &[write, from_c, "alpha", "beta", "καφές"]).status.success());
+        assert!(run(&program, &[&write, from_c, "alpha", "beta", "καφές"]).status.success());
         assert_eq!(bugu(&["check", from_c, "alpha", "beta", "καφές"]).status.code(), Some(0));
         assert_eq!(bugu(&["check", from_c, "gamma-not-there"]).status.code(), Some(1));
+        if batch {
+            // The integers 1, 2, 3 and -1 of the u64 and i64 batches: 8 bytes, little-endian.
+            let integers = ["0100000000000000", "0200000000000000", "0300000000000000", "ffffffffffffffff"];
+            let mut args = vec!["check", "--hex", from_c];
+            args.extend(integers);
+            assert_eq!(bugu(&args).status.code(), Some(0));
+            assert_eq!(bugu(&["check", "--hex", from_c, "0400000000000000"]).status.code(), Some(1));
+        }
 
         let from_cli = dir.join(format!("cli-{write}.bugu"));
         let from_cli = from_cli.to_str().unwrap();
@@ -163,8 +187,8 @@ fn files_cross_between_c_and_the_command() {
         }
         bugu(&create);
         assert_eq!(bugu(&["add", from_cli, "one", "two", "ünïcode"]).status.code(), Some(0));
-        assert_eq!(run(&program, &[check, from_cli, "one", "two", "ünïcode"]).status.code(), Some(0));
-        assert_eq!(run(&program, &[check, from_cli, "three-not-there"]).status.code(), Some(1));
+        assert_eq!(run(&program, &[&check, from_cli, "one", "two", "ünïcode"]).status.code(), Some(0));
+        assert_eq!(run(&program, &[&check, from_cli, "three-not-there"]).status.code(), Some(1));
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }

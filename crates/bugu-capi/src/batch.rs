@@ -35,7 +35,11 @@ pub(crate) unsafe fn hash_bytes(
 ///
 /// # Safety
 /// `keys` is NULL or holds `n` pointers, each NULL or to a NUL-terminated string.
-pub(crate) unsafe fn hash_str(target: &impl Target, keys: *const *const c_char, n: usize) -> Result<Vec<u64>, Failure> {
+pub(crate) unsafe fn hash_str(
+    target: &impl Target,
+    keys: *const *const c_char,
+    n: usize,
+) -> Result<Vec<u64>, Failure> {
     // SAFETY: the caller promises NULL or `n` pointers.
     let keys = unsafe { args::array(keys, n, "keys") }?;
     let mut hashes = Vec::with_capacity(n);

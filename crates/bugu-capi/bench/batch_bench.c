@@ -6,10 +6,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include "bugu.h"
+#include "common.h"
 
-enum { RUNS = 3, BYTES = 0, STR = 1, U64 = 2 };
+enum { BYTES = 0, STR = 1, U64 = 2 };
 static const char *const KIND[] = {"bytes", "str", "u64"};
 
 static size_t n;
@@ -24,22 +24,6 @@ typedef struct {
   bugu_filter *f;
   bugu_growable *g;
 } handle;
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1e9 + t.tv_nsec;
-}
-
-static int by_value(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v) {
-  qsort(v, RUNS, sizeof *v, by_value);
-  return v[RUNS / 2];
-}
 
 static void ok(bugu_status status) {
   if (status != BUGU_OK) {
@@ -136,10 +120,7 @@ int main(int argc, char **argv) {
   char *text = malloc(n * 18);
   uint64_t state = 42;
   for (size_t i = 0; i < n; i++) {
-    uint64_t z = (state += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    ints[i] = z ^ (z >> 31);
+    ints[i] = splitmix(&state);
     snprintf(text + 18 * i, 18, "k%016llx", (unsigned long long)ints[i]);
     strs[i] = ptrs[i] = text + 18 * i;
     lens[i] = 17;

@@ -44,8 +44,8 @@ struct KeyKind {
     what: &'static str,
     /// What the caller promises about the parameters; empty when there is nothing to promise.
     promise: &'static str,
-    /// The statement that binds `hash` (one key) or `hashes` (a batch) from `target`, with its
-    /// safety comment when it reads the caller's memory.
+    /// The statement that binds `hash` (one key) or `hashes` (a batch) from `target`; when it
+    /// reads the caller's memory, the promise above is its safety comment.
     hash: &'static str,
 }
 
@@ -55,16 +55,14 @@ const KEYS: [KeyKind; 4] = [
         params: "key: *const c_void, len: usize",
         what: "The key: the `len` bytes at `key` (NULL allowed when `len` is 0)",
         promise: "`key` points to `len` readable bytes, or `len` is 0",
-        hash: "// SAFETY: the caller promises `key` points to `len` readable bytes, or `len` is 0.\n        \
-               let hash = target.hash_bytes(unsafe { args::bytes(key, len) }?);",
+        hash: "let hash = target.hash_bytes(unsafe { args::bytes(key, len) }?);",
     },
     KeyKind {
         suffix: "_str",
         params: "key: *const c_char",
         what: "The key: the bytes of the NUL-terminated string `key`",
         promise: "`key` is a NUL-terminated string",
-        hash: "// SAFETY: the caller promises `key` is a NUL-terminated string.\n        \
-               let hash = target.hash_bytes(unsafe { args::text(key) }?);",
+        hash: "let hash = target.hash_bytes(unsafe { args::text(key) }?);",
     },
     KeyKind {
         suffix: "_u64",
@@ -89,32 +87,28 @@ const BATCH_KEYS: [KeyKind; 4] = [
         what: "The keys: `keys[i]` points to `lens[i]` bytes (NULL allowed when `lens[i]` is 0)",
         promise: "`keys` and `lens` hold `n` values each (or are NULL with `n` 0), and `keys[i]` points to \
                   `lens[i]` readable bytes or `lens[i]` is 0",
-        hash: "// SAFETY: the caller promises `n` key pointers and lengths, each key `lens[i]` readable bytes.\n        \
-               let hashes = unsafe { batch::hash_bytes(&target, keys, lens, n) }?;",
+        hash: "let hashes = unsafe { batch::hash_bytes(&target, keys, lens, n) }?;",
     },
     KeyKind {
         suffix: "_str_batch",
         params: "keys: *const *const c_char, n: usize",
         what: "The keys: `keys[i]` is a NUL-terminated string (its bytes are the key)",
         promise: "`keys` holds `n` NUL-terminated strings (or is NULL with `n` 0)",
-        hash: "// SAFETY: the caller promises `n` pointers to NUL-terminated strings.\n        \
-               let hashes = unsafe { batch::hash_str(&target, keys, n) }?;",
+        hash: "let hashes = unsafe { batch::hash_str(&target, keys, n) }?;",
     },
     KeyKind {
         suffix: "_u64_batch",
         params: "keys: *const u64, n: usize",
         what: "The keys: `keys[i]` is an integer (8 bytes, little-endian)",
         promise: "`keys` holds `n` values (or is NULL with `n` 0)",
-        hash: "// SAFETY: the caller promises `n` readable integers.\n        \
-               let hashes = unsafe { batch::hash_u64(&target, keys, n) }?;",
+        hash: "let hashes = unsafe { batch::hash_u64(&target, keys, n) }?;",
     },
     KeyKind {
         suffix: "_i64_batch",
         params: "keys: *const i64, n: usize",
         what: "The keys: `keys[i]` is an integer (8 bytes, little-endian, sign-extended)",
         promise: "`keys` holds `n` values (or is NULL with `n` 0)",
-        hash: "// SAFETY: the caller promises `n` readable integers.\n        \
-               let hashes = unsafe { batch::hash_i64(&target, keys, n) }?;",
+        hash: "let hashes = unsafe { batch::hash_i64(&target, keys, n) }?;",
     },
 ];
 
@@ -125,7 +119,7 @@ struct Operation {
     doc: &'static str,
     /// The parameter after the key(s), if any, and what the caller promises about it.
     out: Option<(&'static str, &'static str)>,
-    /// The call; an unsafe one carries its safety comment.
+    /// The call; when it is unsafe, the promise about the parameter is its safety comment.
     call: &'static str,
 }
 
@@ -142,8 +136,7 @@ const OPERATIONS: [Operation; 5] = [
         update: true,
         doc: "Stores the key unless it may be present; `*added` (may be NULL) tells whether it was stored.",
         out: Some(("added: *mut bool", "`added` is NULL or writable")),
-        call: "// SAFETY: the caller promises `added` is NULL or writable.\n        \
-               unsafe { ops::insert_unique(target, hash, added) }",
+        call: "unsafe { ops::insert_unique(target, hash, added) }",
     },
     Operation {
         name: "contains",
@@ -151,16 +144,14 @@ const OPERATIONS: [Operation; 5] = [
         doc: "Whether the key may be present, in `*found` (false is certain; true is wrong at most at the \
               false-positive rate).",
         out: Some(("found: *mut bool", "`found` is NULL (refused) or writable")),
-        call: "// SAFETY: the caller promises `found` is NULL or writable.\n        \
-               unsafe { ops::contains(target, hash, found) }",
+        call: "unsafe { ops::contains(target, hash, found) }",
     },
     Operation {
         name: "count",
         update: false,
         doc: "How many stored fingerprints match the key (an upper bound on its copies), in `*count`.",
         out: Some(("count: *mut usize", "`count` is NULL (refused) or writable")),
-        call: "// SAFETY: the caller promises `count` is NULL or writable.\n        \
-               unsafe { ops::count(target, hash, count) }",
+        call: "unsafe { ops::count(target, hash, count) }",
     },
     Operation {
         name: "remove",
@@ -168,8 +159,7 @@ const OPERATIONS: [Operation; 5] = [
         doc: "Removes one copy of the key; `*removed` (may be NULL) tells whether one was found. Remove only \
               keys you inserted.",
         out: Some(("removed: *mut bool", "`removed` is NULL or writable")),
-        call: "// SAFETY: the caller promises `removed` is NULL or writable.\n        \
-               unsafe { ops::remove(target, hash, removed) }",
+        call: "unsafe { ops::remove(target, hash, removed) }",
     },
 ];
 
@@ -183,16 +173,14 @@ const BATCH_OPERATIONS: [Operation; 4] = [
               Answers `BUGU_OK` if all were stored, else the first failure's status (its message names the \
               key's index). Bad arguments are refused before any key is stored.",
         out: Some(("results: *mut bugu_status", "`results` is NULL or holds `n` writable statuses")),
-        call: "// SAFETY: the caller promises `results` is NULL or holds `n` writable statuses.\n        \
-               unsafe { batch::insert(target, &hashes, results) }",
+        call: "unsafe { batch::insert(target, &hashes, results) }",
     },
     Operation {
         name: "contains",
         update: false,
         doc: "Whether each of `n` keys may be present, pipelined: `found[i]` answers key `i`.",
         out: Some(("found: *mut bool", "`found` holds `n` writable bools (NULL refused unless `n` is 0)")),
-        call: "// SAFETY: the caller promises `found` holds `n` writable bools.\n        \
-               unsafe { batch::contains(target, &hashes, found) }",
+        call: "unsafe { batch::contains(target, &hashes, found) }",
     },
     Operation {
         name: "count",
@@ -202,8 +190,7 @@ const BATCH_OPERATIONS: [Operation; 4] = [
             "counts: *mut usize",
             "`counts` holds `n` writable values (NULL refused unless `n` is 0)",
         )),
-        call: "// SAFETY: the caller promises `counts` holds `n` writable values.\n        \
-               unsafe { batch::count(target, &hashes, counts) }",
+        call: "unsafe { batch::count(target, &hashes, counts) }",
     },
     Operation {
         name: "remove",
@@ -211,30 +198,35 @@ const BATCH_OPERATIONS: [Operation; 4] = [
         doc: "Removes one copy of each of `n` keys, in order; `removed` (may be NULL) gets, for each, whether \
               one was found. Remove only keys you inserted.",
         out: Some(("removed: *mut bool", "`removed` is NULL or holds `n` writable bools")),
-        call: "// SAFETY: the caller promises `removed` is NULL or holds `n` writable bools.\n        \
-               unsafe { batch::remove(target, &hashes, removed) }",
+        call: "unsafe { batch::remove(target, &hashes, removed) }",
     },
 ];
+
+/// `statement`, after a safety comment made of the caller's `promise` when it has an unsafe block.
+fn with_safety(statement: &str, promise: &str) -> String {
+    if statement.contains("unsafe") {
+        format!("// SAFETY: the caller promises {promise}.\n        {statement}")
+    } else {
+        statement.to_string()
+    }
+}
 
 /// One function: `bugu_{handle}_{operation}{suffix}`.
 fn function(out: &mut String, handle: &Handle, operation: &Operation, key: &KeyKind) {
     let ((pointer, target), sharing) =
         if operation.update { (handle.update, handle.sharing.1) } else { (handle.query, handle.sharing.0) };
-    let promises: Vec<&str> = [key.promise, operation.out.map_or("", |(_, promise)| promise)]
-        .into_iter()
-        .filter(|promise| !promise.is_empty())
-        .collect();
+    let (out_param, out_promise) = operation.out.unwrap_or_default();
     let mut safety = format!("`filter` is NULL (refused) or a live handle{sharing}");
-    for promise in promises {
+    for promise in [key.promise, out_promise].into_iter().filter(|promise| !promise.is_empty()) {
         write!(safety, "; {promise}").unwrap();
     }
     let mut params = format!("filter: {pointer}, {}", key.params);
-    if let Some((param, _)) = operation.out {
-        write!(params, ", {param}").unwrap();
+    if !out_param.is_empty() {
+        write!(params, ", {out_param}").unwrap();
     }
-    let (doc, what, name, hash, call) = (operation.doc, key.what, operation.name, key.hash, operation.call);
-    let handle_name = handle.name;
-    let suffix = key.suffix;
+    let (hash, call) = (with_safety(key.hash, key.promise), with_safety(operation.call, out_promise));
+    let (doc, what, name, handle_name, suffix) =
+        (operation.doc, key.what, operation.name, handle.name, key.suffix);
     write!(
         out,
         "

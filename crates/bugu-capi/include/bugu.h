@@ -7,6 +7,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+// `bugu_growable_config.tightening`: each level takes a fixed share (`1 - tightening_ratio`) of
+// the false-positive budget left.
+#define BUGU_TIGHTENING_GEOMETRIC 0
+
+// `bugu_growable_config.tightening`: level `i` takes a share proportional to `1 / (i + 1)^2`.
+#define BUGU_TIGHTENING_PSERIES 1
+
 // What a function did: `BUGU_OK`, or why it failed (then `bugu_last_error_message` says more).
 typedef enum bugu_status {
   // Success.
@@ -86,9 +93,652 @@ typedef int32_t (*bugu_bucket_callback)(void *context,
                                         const uint32_t *slots,
                                         size_t n);
 
+// A growable filter's configuration. Start from `bugu_growable_config_default()` and change what
+// you need.
+typedef struct bugu_growable_config {
+  // The first level's capacity in items (at least 1).
+  size_t initial_capacity;
+  // The false-positive rate the whole filter stays under at every size, in (0, 1).
+  double false_positive_rate;
+  // How much larger each new level is than the newest one: 2 to 16.
+  uint32_t growth_factor;
+  // How the rate is split between levels: `BUGU_TIGHTENING_GEOMETRIC` or `BUGU_TIGHTENING_PSERIES`.
+  uint32_t tightening;
+  // The ratio of `BUGU_TIGHTENING_GEOMETRIC`, strictly between 0 and 1 (unused by P-series).
+  double tightening_ratio;
+  // The most items the filter holds (inserts beyond fail with `BUGU_FULL`), or 0 for no limit.
+  size_t max_capacity;
+  // The most levels, or 0 for no limit.
+  size_t max_levels;
+  // Slots per bucket in every level: 2, 4 or 8.
+  uint32_t bucket_size;
+  // How many buckets an insert may examine searching for room, in each level.
+  uint32_t eviction_limit;
+  // The hash seed, shared by every level: filters answer alike only with the same seed.
+  uint64_t seed;
+} bugu_growable_config;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+// Stores one copy of the key. `BUGU_FULL` or `BUGU_COPY_LIMIT` when there is no room (nothing changed). The key: the `len` bytes at `key` (NULL allowed when `len` is 0).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle; `key` points to `len` readable bytes, or `len` is 0.
+enum bugu_status bugu_filter_insert(const struct bugu_filter *filter,
+                                    const void *key,
+                                    size_t len);
+
+// Stores one copy of the key. `BUGU_FULL` or `BUGU_COPY_LIMIT` when there is no room (nothing changed). The key: the bytes of the NUL-terminated string `key`.
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle; `key` is a NUL-terminated string.
+enum bugu_status bugu_filter_insert_str(const struct bugu_filter *filter,
+                                        const char *key);
+
+// Stores one copy of the key. `BUGU_FULL` or `BUGU_COPY_LIMIT` when there is no room (nothing changed). The key: the integer `key` (8 bytes, little-endian).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle.
+enum bugu_status bugu_filter_insert_u64(const struct bugu_filter *filter,
+                                        uint64_t key);
+
+// Stores one copy of the key. `BUGU_FULL` or `BUGU_COPY_LIMIT` when there is no room (nothing changed). The key: the integer `key` (8 bytes, little-endian, as its `_u64` value when non-negative).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle.
+enum bugu_status bugu_filter_insert_i64(const struct bugu_filter *filter,
+                                        int64_t key);
+
+// Stores the key unless it may be present; `*added` (may be NULL) tells whether it was stored. The key: the `len` bytes at `key` (NULL allowed when `len` is 0).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle; `key` points to `len` readable bytes, or `len` is 0; `added` is NULL or writable.
+enum bugu_status bugu_filter_insert_unique(const struct bugu_filter *filter,
+                                           const void *key,
+                                           size_t len,
+                                           bool *added);
+
+// Stores the key unless it may be present; `*added` (may be NULL) tells whether it was stored. The key: the bytes of the NUL-terminated string `key`.
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle; `key` is a NUL-terminated string; `added` is NULL or writable.
+enum bugu_status bugu_filter_insert_unique_str(const struct bugu_filter *filter,
+                                               const char *key,
+                                               bool *added);
+
+// Stores the key unless it may be present; `*added` (may be NULL) tells whether it was stored. The key: the integer `key` (8 bytes, little-endian).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle; `added` is NULL or writable.
+enum bugu_status bugu_filter_insert_unique_u64(const struct bugu_filter *filter,
+                                               uint64_t key,
+                                               bool *added);
+
+// Stores the key unless it may be present; `*added` (may be NULL) tells whether it was stored. The key: the integer `key` (8 bytes, little-endian, as its `_u64` value when non-negative).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle; `added` is NULL or writable.
+enum bugu_status bugu_filter_insert_unique_i64(const struct bugu_filter *filter,
+                                               int64_t key,
+                                               bool *added);
+
+// Whether the key may be present, in `*found` (false is certain; true is wrong at most at the false-positive rate). The key: the `len` bytes at `key` (NULL allowed when `len` is 0).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle; `key` points to `len` readable bytes, or `len` is 0; `found` is NULL (refused) or writable.
+enum bugu_status bugu_filter_contains(const struct bugu_filter *filter,
+                                      const void *key,
+                                      size_t len,
+                                      bool *found);
+
+// Whether the key may be present, in `*found` (false is certain; true is wrong at most at the false-positive rate). The key: the bytes of the NUL-terminated string `key`.
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle; `key` is a NUL-terminated string; `found` is NULL (refused) or writable.
+enum bugu_status bugu_filter_contains_str(const struct bugu_filter *filter,
+                                          const char *key,
+                                          bool *found);
+
+// Whether the key may be present, in `*found` (false is certain; true is wrong at most at the false-positive rate). The key: the integer `key` (8 bytes, little-endian).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle; `found` is NULL (refused) or writable.
+enum bugu_status bugu_filter_contains_u64(const struct bugu_filter *filter,
+                                          uint64_t key,
+                                          bool *found);
+
+// Whether the key may be present, in `*found` (false is certain; true is wrong at most at the false-positive rate). The key: the integer `key` (8 bytes, little-endian, as its `_u64` value when non-negative).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle; `found` is NULL (refused) or writable.
+enum bugu_status bugu_filter_contains_i64(const struct bugu_filter *filter,
+                                          int64_t key,
+                                          bool *found);
+
+// How many stored fingerprints match the key (an upper bound on its copies), in `*count`. The key: the `len` bytes at `key` (NULL allowed when `len` is 0).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle; `key` points to `len` readable bytes, or `len` is 0; `count` is NULL (refused) or writable.
+enum bugu_status bugu_filter_count(const struct bugu_filter *filter,
+                                   const void *key,
+                                   size_t len,
+                                   size_t *count);
+
+// How many stored fingerprints match the key (an upper bound on its copies), in `*count`. The key: the bytes of the NUL-terminated string `key`.
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle; `key` is a NUL-terminated string; `count` is NULL (refused) or writable.
+enum bugu_status bugu_filter_count_str(const struct bugu_filter *filter,
+                                       const char *key,
+                                       size_t *count);
+
+// How many stored fingerprints match the key (an upper bound on its copies), in `*count`. The key: the integer `key` (8 bytes, little-endian).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle; `count` is NULL (refused) or writable.
+enum bugu_status bugu_filter_count_u64(const struct bugu_filter *filter,
+                                       uint64_t key,
+                                       size_t *count);
+
+// How many stored fingerprints match the key (an upper bound on its copies), in `*count`. The key: the integer `key` (8 bytes, little-endian, as its `_u64` value when non-negative).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle; `count` is NULL (refused) or writable.
+enum bugu_status bugu_filter_count_i64(const struct bugu_filter *filter,
+                                       int64_t key,
+                                       size_t *count);
+
+// Removes one copy of the key; `*removed` (may be NULL) tells whether one was found. Remove only keys you inserted. The key: the `len` bytes at `key` (NULL allowed when `len` is 0).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle; `key` points to `len` readable bytes, or `len` is 0; `removed` is NULL or writable.
+enum bugu_status bugu_filter_remove(const struct bugu_filter *filter,
+                                    const void *key,
+                                    size_t len,
+                                    bool *removed);
+
+// Removes one copy of the key; `*removed` (may be NULL) tells whether one was found. Remove only keys you inserted. The key: the bytes of the NUL-terminated string `key`.
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle; `key` is a NUL-terminated string; `removed` is NULL or writable.
+enum bugu_status bugu_filter_remove_str(const struct bugu_filter *filter,
+                                        const char *key,
+                                        bool *removed);
+
+// Removes one copy of the key; `*removed` (may be NULL) tells whether one was found. Remove only keys you inserted. The key: the integer `key` (8 bytes, little-endian).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle; `removed` is NULL or writable.
+enum bugu_status bugu_filter_remove_u64(const struct bugu_filter *filter,
+                                        uint64_t key,
+                                        bool *removed);
+
+// Removes one copy of the key; `*removed` (may be NULL) tells whether one was found. Remove only keys you inserted. The key: the integer `key` (8 bytes, little-endian, as its `_u64` value when non-negative).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle; `removed` is NULL or writable.
+enum bugu_status bugu_filter_remove_i64(const struct bugu_filter *filter,
+                                        int64_t key,
+                                        bool *removed);
+
+// Stores one copy of each of `n` keys, in order, through the filter's batched insert (pipelined in `bugu_filter`). Every key is tried, also after a failure (as `n` one-by-one calls would be); `results` (may be NULL) gets each key's status. Answers `BUGU_OK` if all were stored, else the first failure's status (its message names the key's index). Bad arguments are refused before any key is stored. The keys: `keys[i]` points to `lens[i]` bytes (NULL allowed when `lens[i]` is 0).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle; `keys` and `lens` hold `n` values each (or are NULL with `n` 0), and `keys[i]` points to `lens[i]` readable bytes or `lens[i]` is 0; `results` is NULL or holds `n` writable statuses.
+enum bugu_status bugu_filter_insert_batch(const struct bugu_filter *filter,
+                                          const void *const *keys,
+                                          const size_t *lens,
+                                          size_t n,
+                                          enum bugu_status *results);
+
+// Stores one copy of each of `n` keys, in order, through the filter's batched insert (pipelined in `bugu_filter`). Every key is tried, also after a failure (as `n` one-by-one calls would be); `results` (may be NULL) gets each key's status. Answers `BUGU_OK` if all were stored, else the first failure's status (its message names the key's index). Bad arguments are refused before any key is stored. The keys: `keys[i]` is a NUL-terminated string (its bytes are the key).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle; `keys` holds `n` NUL-terminated strings (or is NULL with `n` 0); `results` is NULL or holds `n` writable statuses.
+enum bugu_status bugu_filter_insert_str_batch(const struct bugu_filter *filter,
+                                              const char *const *keys,
+                                              size_t n,
+                                              enum bugu_status *results);
+
+// Stores one copy of each of `n` keys, in order, through the filter's batched insert (pipelined in `bugu_filter`). Every key is tried, also after a failure (as `n` one-by-one calls would be); `results` (may be NULL) gets each key's status. Answers `BUGU_OK` if all were stored, else the first failure's status (its message names the key's index). Bad arguments are refused before any key is stored. The keys: `keys[i]` is an integer (8 bytes, little-endian).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle; `keys` holds `n` values (or is NULL with `n` 0); `results` is NULL or holds `n` writable statuses.
+enum bugu_status bugu_filter_insert_u64_batch(const struct bugu_filter *filter,
+                                              const uint64_t *keys,
+                                              size_t n,
+                                              enum bugu_status *results);
+
+// Stores one copy of each of `n` keys, in order, through the filter's batched insert (pipelined in `bugu_filter`). Every key is tried, also after a failure (as `n` one-by-one calls would be); `results` (may be NULL) gets each key's status. Answers `BUGU_OK` if all were stored, else the first failure's status (its message names the key's index). Bad arguments are refused before any key is stored. The keys: `keys[i]` is an integer (8 bytes, little-endian, sign-extended).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle; `keys` holds `n` values (or is NULL with `n` 0); `results` is NULL or holds `n` writable statuses.
+enum bugu_status bugu_filter_insert_i64_batch(const struct bugu_filter *filter,
+                                              const int64_t *keys,
+                                              size_t n,
+                                              enum bugu_status *results);
+
+// Whether each of `n` keys may be present, pipelined: `found[i]` answers key `i`. The keys: `keys[i]` points to `lens[i]` bytes (NULL allowed when `lens[i]` is 0).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle; `keys` and `lens` hold `n` values each (or are NULL with `n` 0), and `keys[i]` points to `lens[i]` readable bytes or `lens[i]` is 0; `found` holds `n` writable bools (NULL refused unless `n` is 0).
+enum bugu_status bugu_filter_contains_batch(const struct bugu_filter *filter,
+                                            const void *const *keys,
+                                            const size_t *lens,
+                                            size_t n,
+                                            bool *found);
+
+// Whether each of `n` keys may be present, pipelined: `found[i]` answers key `i`. The keys: `keys[i]` is a NUL-terminated string (its bytes are the key).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle; `keys` holds `n` NUL-terminated strings (or is NULL with `n` 0); `found` holds `n` writable bools (NULL refused unless `n` is 0).
+enum bugu_status bugu_filter_contains_str_batch(const struct bugu_filter *filter,
+                                                const char *const *keys,
+                                                size_t n,
+                                                bool *found);
+
+// Whether each of `n` keys may be present, pipelined: `found[i]` answers key `i`. The keys: `keys[i]` is an integer (8 bytes, little-endian).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle; `keys` holds `n` values (or is NULL with `n` 0); `found` holds `n` writable bools (NULL refused unless `n` is 0).
+enum bugu_status bugu_filter_contains_u64_batch(const struct bugu_filter *filter,
+                                                const uint64_t *keys,
+                                                size_t n,
+                                                bool *found);
+
+// Whether each of `n` keys may be present, pipelined: `found[i]` answers key `i`. The keys: `keys[i]` is an integer (8 bytes, little-endian, sign-extended).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle; `keys` holds `n` values (or is NULL with `n` 0); `found` holds `n` writable bools (NULL refused unless `n` is 0).
+enum bugu_status bugu_filter_contains_i64_batch(const struct bugu_filter *filter,
+                                                const int64_t *keys,
+                                                size_t n,
+                                                bool *found);
+
+// How many stored fingerprints match each of `n` keys: `counts[i]` answers key `i`. The keys: `keys[i]` points to `lens[i]` bytes (NULL allowed when `lens[i]` is 0).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle; `keys` and `lens` hold `n` values each (or are NULL with `n` 0), and `keys[i]` points to `lens[i]` readable bytes or `lens[i]` is 0; `counts` holds `n` writable values (NULL refused unless `n` is 0).
+enum bugu_status bugu_filter_count_batch(const struct bugu_filter *filter,
+                                         const void *const *keys,
+                                         const size_t *lens,
+                                         size_t n,
+                                         size_t *counts);
+
+// How many stored fingerprints match each of `n` keys: `counts[i]` answers key `i`. The keys: `keys[i]` is a NUL-terminated string (its bytes are the key).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle; `keys` holds `n` NUL-terminated strings (or is NULL with `n` 0); `counts` holds `n` writable values (NULL refused unless `n` is 0).
+enum bugu_status bugu_filter_count_str_batch(const struct bugu_filter *filter,
+                                             const char *const *keys,
+                                             size_t n,
+                                             size_t *counts);
+
+// How many stored fingerprints match each of `n` keys: `counts[i]` answers key `i`. The keys: `keys[i]` is an integer (8 bytes, little-endian).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle; `keys` holds `n` values (or is NULL with `n` 0); `counts` holds `n` writable values (NULL refused unless `n` is 0).
+enum bugu_status bugu_filter_count_u64_batch(const struct bugu_filter *filter,
+                                             const uint64_t *keys,
+                                             size_t n,
+                                             size_t *counts);
+
+// How many stored fingerprints match each of `n` keys: `counts[i]` answers key `i`. The keys: `keys[i]` is an integer (8 bytes, little-endian, sign-extended).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle; `keys` holds `n` values (or is NULL with `n` 0); `counts` holds `n` writable values (NULL refused unless `n` is 0).
+enum bugu_status bugu_filter_count_i64_batch(const struct bugu_filter *filter,
+                                             const int64_t *keys,
+                                             size_t n,
+                                             size_t *counts);
+
+// Removes one copy of each of `n` keys, in order; `removed` (may be NULL) gets, for each, whether one was found. Remove only keys you inserted. The keys: `keys[i]` points to `lens[i]` bytes (NULL allowed when `lens[i]` is 0).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle; `keys` and `lens` hold `n` values each (or are NULL with `n` 0), and `keys[i]` points to `lens[i]` readable bytes or `lens[i]` is 0; `removed` is NULL or holds `n` writable bools.
+enum bugu_status bugu_filter_remove_batch(const struct bugu_filter *filter,
+                                          const void *const *keys,
+                                          const size_t *lens,
+                                          size_t n,
+                                          bool *removed);
+
+// Removes one copy of each of `n` keys, in order; `removed` (may be NULL) gets, for each, whether one was found. Remove only keys you inserted. The keys: `keys[i]` is a NUL-terminated string (its bytes are the key).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle; `keys` holds `n` NUL-terminated strings (or is NULL with `n` 0); `removed` is NULL or holds `n` writable bools.
+enum bugu_status bugu_filter_remove_str_batch(const struct bugu_filter *filter,
+                                              const char *const *keys,
+                                              size_t n,
+                                              bool *removed);
+
+// Removes one copy of each of `n` keys, in order; `removed` (may be NULL) gets, for each, whether one was found. Remove only keys you inserted. The keys: `keys[i]` is an integer (8 bytes, little-endian).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle; `keys` holds `n` values (or is NULL with `n` 0); `removed` is NULL or holds `n` writable bools.
+enum bugu_status bugu_filter_remove_u64_batch(const struct bugu_filter *filter,
+                                              const uint64_t *keys,
+                                              size_t n,
+                                              bool *removed);
+
+// Removes one copy of each of `n` keys, in order; `removed` (may be NULL) gets, for each, whether one was found. Remove only keys you inserted. The keys: `keys[i]` is an integer (8 bytes, little-endian, sign-extended).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle; `keys` holds `n` values (or is NULL with `n` 0); `removed` is NULL or holds `n` writable bools.
+enum bugu_status bugu_filter_remove_i64_batch(const struct bugu_filter *filter,
+                                              const int64_t *keys,
+                                              size_t n,
+                                              bool *removed);
+
+// Stores one copy of the key. `BUGU_FULL` or `BUGU_COPY_LIMIT` when there is no room (nothing changed). The key: the `len` bytes at `key` (NULL allowed when `len` is 0).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no other call uses meanwhile; `key` points to `len` readable bytes, or `len` is 0.
+enum bugu_status bugu_growable_insert(struct bugu_growable *filter,
+                                      const void *key,
+                                      size_t len);
+
+// Stores one copy of the key. `BUGU_FULL` or `BUGU_COPY_LIMIT` when there is no room (nothing changed). The key: the bytes of the NUL-terminated string `key`.
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no other call uses meanwhile; `key` is a NUL-terminated string.
+enum bugu_status bugu_growable_insert_str(struct bugu_growable *filter,
+                                          const char *key);
+
+// Stores one copy of the key. `BUGU_FULL` or `BUGU_COPY_LIMIT` when there is no room (nothing changed). The key: the integer `key` (8 bytes, little-endian).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no other call uses meanwhile.
+enum bugu_status bugu_growable_insert_u64(struct bugu_growable *filter,
+                                          uint64_t key);
+
+// Stores one copy of the key. `BUGU_FULL` or `BUGU_COPY_LIMIT` when there is no room (nothing changed). The key: the integer `key` (8 bytes, little-endian, as its `_u64` value when non-negative).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no other call uses meanwhile.
+enum bugu_status bugu_growable_insert_i64(struct bugu_growable *filter,
+                                          int64_t key);
+
+// Stores the key unless it may be present; `*added` (may be NULL) tells whether it was stored. The key: the `len` bytes at `key` (NULL allowed when `len` is 0).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no other call uses meanwhile; `key` points to `len` readable bytes, or `len` is 0; `added` is NULL or writable.
+enum bugu_status bugu_growable_insert_unique(struct bugu_growable *filter,
+                                             const void *key,
+                                             size_t len,
+                                             bool *added);
+
+// Stores the key unless it may be present; `*added` (may be NULL) tells whether it was stored. The key: the bytes of the NUL-terminated string `key`.
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no other call uses meanwhile; `key` is a NUL-terminated string; `added` is NULL or writable.
+enum bugu_status bugu_growable_insert_unique_str(struct bugu_growable *filter,
+                                                 const char *key,
+                                                 bool *added);
+
+// Stores the key unless it may be present; `*added` (may be NULL) tells whether it was stored. The key: the integer `key` (8 bytes, little-endian).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no other call uses meanwhile; `added` is NULL or writable.
+enum bugu_status bugu_growable_insert_unique_u64(struct bugu_growable *filter,
+                                                 uint64_t key,
+                                                 bool *added);
+
+// Stores the key unless it may be present; `*added` (may be NULL) tells whether it was stored. The key: the integer `key` (8 bytes, little-endian, as its `_u64` value when non-negative).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no other call uses meanwhile; `added` is NULL or writable.
+enum bugu_status bugu_growable_insert_unique_i64(struct bugu_growable *filter,
+                                                 int64_t key,
+                                                 bool *added);
+
+// Whether the key may be present, in `*found` (false is certain; true is wrong at most at the false-positive rate). The key: the `len` bytes at `key` (NULL allowed when `len` is 0).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no call updates meanwhile; `key` points to `len` readable bytes, or `len` is 0; `found` is NULL (refused) or writable.
+enum bugu_status bugu_growable_contains(const struct bugu_growable *filter,
+                                        const void *key,
+                                        size_t len,
+                                        bool *found);
+
+// Whether the key may be present, in `*found` (false is certain; true is wrong at most at the false-positive rate). The key: the bytes of the NUL-terminated string `key`.
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no call updates meanwhile; `key` is a NUL-terminated string; `found` is NULL (refused) or writable.
+enum bugu_status bugu_growable_contains_str(const struct bugu_growable *filter,
+                                            const char *key,
+                                            bool *found);
+
+// Whether the key may be present, in `*found` (false is certain; true is wrong at most at the false-positive rate). The key: the integer `key` (8 bytes, little-endian).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no call updates meanwhile; `found` is NULL (refused) or writable.
+enum bugu_status bugu_growable_contains_u64(const struct bugu_growable *filter,
+                                            uint64_t key,
+                                            bool *found);
+
+// Whether the key may be present, in `*found` (false is certain; true is wrong at most at the false-positive rate). The key: the integer `key` (8 bytes, little-endian, as its `_u64` value when non-negative).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no call updates meanwhile; `found` is NULL (refused) or writable.
+enum bugu_status bugu_growable_contains_i64(const struct bugu_growable *filter,
+                                            int64_t key,
+                                            bool *found);
+
+// How many stored fingerprints match the key (an upper bound on its copies), in `*count`. The key: the `len` bytes at `key` (NULL allowed when `len` is 0).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no call updates meanwhile; `key` points to `len` readable bytes, or `len` is 0; `count` is NULL (refused) or writable.
+enum bugu_status bugu_growable_count(const struct bugu_growable *filter,
+                                     const void *key,
+                                     size_t len,
+                                     size_t *count);
+
+// How many stored fingerprints match the key (an upper bound on its copies), in `*count`. The key: the bytes of the NUL-terminated string `key`.
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no call updates meanwhile; `key` is a NUL-terminated string; `count` is NULL (refused) or writable.
+enum bugu_status bugu_growable_count_str(const struct bugu_growable *filter,
+                                         const char *key,
+                                         size_t *count);
+
+// How many stored fingerprints match the key (an upper bound on its copies), in `*count`. The key: the integer `key` (8 bytes, little-endian).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no call updates meanwhile; `count` is NULL (refused) or writable.
+enum bugu_status bugu_growable_count_u64(const struct bugu_growable *filter,
+                                         uint64_t key,
+                                         size_t *count);
+
+// How many stored fingerprints match the key (an upper bound on its copies), in `*count`. The key: the integer `key` (8 bytes, little-endian, as its `_u64` value when non-negative).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no call updates meanwhile; `count` is NULL (refused) or writable.
+enum bugu_status bugu_growable_count_i64(const struct bugu_growable *filter,
+                                         int64_t key,
+                                         size_t *count);
+
+// Removes one copy of the key; `*removed` (may be NULL) tells whether one was found. Remove only keys you inserted. The key: the `len` bytes at `key` (NULL allowed when `len` is 0).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no other call uses meanwhile; `key` points to `len` readable bytes, or `len` is 0; `removed` is NULL or writable.
+enum bugu_status bugu_growable_remove(struct bugu_growable *filter,
+                                      const void *key,
+                                      size_t len,
+                                      bool *removed);
+
+// Removes one copy of the key; `*removed` (may be NULL) tells whether one was found. Remove only keys you inserted. The key: the bytes of the NUL-terminated string `key`.
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no other call uses meanwhile; `key` is a NUL-terminated string; `removed` is NULL or writable.
+enum bugu_status bugu_growable_remove_str(struct bugu_growable *filter,
+                                          const char *key,
+                                          bool *removed);
+
+// Removes one copy of the key; `*removed` (may be NULL) tells whether one was found. Remove only keys you inserted. The key: the integer `key` (8 bytes, little-endian).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no other call uses meanwhile; `removed` is NULL or writable.
+enum bugu_status bugu_growable_remove_u64(struct bugu_growable *filter,
+                                          uint64_t key,
+                                          bool *removed);
+
+// Removes one copy of the key; `*removed` (may be NULL) tells whether one was found. Remove only keys you inserted. The key: the integer `key` (8 bytes, little-endian, as its `_u64` value when non-negative).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no other call uses meanwhile; `removed` is NULL or writable.
+enum bugu_status bugu_growable_remove_i64(struct bugu_growable *filter,
+                                          int64_t key,
+                                          bool *removed);
+
+// Stores one copy of each of `n` keys, in order, through the filter's batched insert (pipelined in `bugu_filter`). Every key is tried, also after a failure (as `n` one-by-one calls would be); `results` (may be NULL) gets each key's status. Answers `BUGU_OK` if all were stored, else the first failure's status (its message names the key's index). Bad arguments are refused before any key is stored. The keys: `keys[i]` points to `lens[i]` bytes (NULL allowed when `lens[i]` is 0).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no other call uses meanwhile; `keys` and `lens` hold `n` values each (or are NULL with `n` 0), and `keys[i]` points to `lens[i]` readable bytes or `lens[i]` is 0; `results` is NULL or holds `n` writable statuses.
+enum bugu_status bugu_growable_insert_batch(struct bugu_growable *filter,
+                                            const void *const *keys,
+                                            const size_t *lens,
+                                            size_t n,
+                                            enum bugu_status *results);
+
+// Stores one copy of each of `n` keys, in order, through the filter's batched insert (pipelined in `bugu_filter`). Every key is tried, also after a failure (as `n` one-by-one calls would be); `results` (may be NULL) gets each key's status. Answers `BUGU_OK` if all were stored, else the first failure's status (its message names the key's index). Bad arguments are refused before any key is stored. The keys: `keys[i]` is a NUL-terminated string (its bytes are the key).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no other call uses meanwhile; `keys` holds `n` NUL-terminated strings (or is NULL with `n` 0); `results` is NULL or holds `n` writable statuses.
+enum bugu_status bugu_growable_insert_str_batch(struct bugu_growable *filter,
+                                                const char *const *keys,
+                                                size_t n,
+                                                enum bugu_status *results);
+
+// Stores one copy of each of `n` keys, in order, through the filter's batched insert (pipelined in `bugu_filter`). Every key is tried, also after a failure (as `n` one-by-one calls would be); `results` (may be NULL) gets each key's status. Answers `BUGU_OK` if all were stored, else the first failure's status (its message names the key's index). Bad arguments are refused before any key is stored. The keys: `keys[i]` is an integer (8 bytes, little-endian).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no other call uses meanwhile; `keys` holds `n` values (or is NULL with `n` 0); `results` is NULL or holds `n` writable statuses.
+enum bugu_status bugu_growable_insert_u64_batch(struct bugu_growable *filter,
+                                                const uint64_t *keys,
+                                                size_t n,
+                                                enum bugu_status *results);
+
+// Stores one copy of each of `n` keys, in order, through the filter's batched insert (pipelined in `bugu_filter`). Every key is tried, also after a failure (as `n` one-by-one calls would be); `results` (may be NULL) gets each key's status. Answers `BUGU_OK` if all were stored, else the first failure's status (its message names the key's index). Bad arguments are refused before any key is stored. The keys: `keys[i]` is an integer (8 bytes, little-endian, sign-extended).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no other call uses meanwhile; `keys` holds `n` values (or is NULL with `n` 0); `results` is NULL or holds `n` writable statuses.
+enum bugu_status bugu_growable_insert_i64_batch(struct bugu_growable *filter,
+                                                const int64_t *keys,
+                                                size_t n,
+                                                enum bugu_status *results);
+
+// Whether each of `n` keys may be present, pipelined: `found[i]` answers key `i`. The keys: `keys[i]` points to `lens[i]` bytes (NULL allowed when `lens[i]` is 0).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no call updates meanwhile; `keys` and `lens` hold `n` values each (or are NULL with `n` 0), and `keys[i]` points to `lens[i]` readable bytes or `lens[i]` is 0; `found` holds `n` writable bools (NULL refused unless `n` is 0).
+enum bugu_status bugu_growable_contains_batch(const struct bugu_growable *filter,
+                                              const void *const *keys,
+                                              const size_t *lens,
+                                              size_t n,
+                                              bool *found);
+
+// Whether each of `n` keys may be present, pipelined: `found[i]` answers key `i`. The keys: `keys[i]` is a NUL-terminated string (its bytes are the key).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no call updates meanwhile; `keys` holds `n` NUL-terminated strings (or is NULL with `n` 0); `found` holds `n` writable bools (NULL refused unless `n` is 0).
+enum bugu_status bugu_growable_contains_str_batch(const struct bugu_growable *filter,
+                                                  const char *const *keys,
+                                                  size_t n,
+                                                  bool *found);
+
+// Whether each of `n` keys may be present, pipelined: `found[i]` answers key `i`. The keys: `keys[i]` is an integer (8 bytes, little-endian).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no call updates meanwhile; `keys` holds `n` values (or is NULL with `n` 0); `found` holds `n` writable bools (NULL refused unless `n` is 0).
+enum bugu_status bugu_growable_contains_u64_batch(const struct bugu_growable *filter,
+                                                  const uint64_t *keys,
+                                                  size_t n,
+                                                  bool *found);
+
+// Whether each of `n` keys may be present, pipelined: `found[i]` answers key `i`. The keys: `keys[i]` is an integer (8 bytes, little-endian, sign-extended).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no call updates meanwhile; `keys` holds `n` values (or is NULL with `n` 0); `found` holds `n` writable bools (NULL refused unless `n` is 0).
+enum bugu_status bugu_growable_contains_i64_batch(const struct bugu_growable *filter,
+                                                  const int64_t *keys,
+                                                  size_t n,
+                                                  bool *found);
+
+// How many stored fingerprints match each of `n` keys: `counts[i]` answers key `i`. The keys: `keys[i]` points to `lens[i]` bytes (NULL allowed when `lens[i]` is 0).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no call updates meanwhile; `keys` and `lens` hold `n` values each (or are NULL with `n` 0), and `keys[i]` points to `lens[i]` readable bytes or `lens[i]` is 0; `counts` holds `n` writable values (NULL refused unless `n` is 0).
+enum bugu_status bugu_growable_count_batch(const struct bugu_growable *filter,
+                                           const void *const *keys,
+                                           const size_t *lens,
+                                           size_t n,
+                                           size_t *counts);
+
+// How many stored fingerprints match each of `n` keys: `counts[i]` answers key `i`. The keys: `keys[i]` is a NUL-terminated string (its bytes are the key).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no call updates meanwhile; `keys` holds `n` NUL-terminated strings (or is NULL with `n` 0); `counts` holds `n` writable values (NULL refused unless `n` is 0).
+enum bugu_status bugu_growable_count_str_batch(const struct bugu_growable *filter,
+                                               const char *const *keys,
+                                               size_t n,
+                                               size_t *counts);
+
+// How many stored fingerprints match each of `n` keys: `counts[i]` answers key `i`. The keys: `keys[i]` is an integer (8 bytes, little-endian).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no call updates meanwhile; `keys` holds `n` values (or is NULL with `n` 0); `counts` holds `n` writable values (NULL refused unless `n` is 0).
+enum bugu_status bugu_growable_count_u64_batch(const struct bugu_growable *filter,
+                                               const uint64_t *keys,
+                                               size_t n,
+                                               size_t *counts);
+
+// How many stored fingerprints match each of `n` keys: `counts[i]` answers key `i`. The keys: `keys[i]` is an integer (8 bytes, little-endian, sign-extended).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no call updates meanwhile; `keys` holds `n` values (or is NULL with `n` 0); `counts` holds `n` writable values (NULL refused unless `n` is 0).
+enum bugu_status bugu_growable_count_i64_batch(const struct bugu_growable *filter,
+                                               const int64_t *keys,
+                                               size_t n,
+                                               size_t *counts);
+
+// Removes one copy of each of `n` keys, in order; `removed` (may be NULL) gets, for each, whether one was found. Remove only keys you inserted. The keys: `keys[i]` points to `lens[i]` bytes (NULL allowed when `lens[i]` is 0).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no other call uses meanwhile; `keys` and `lens` hold `n` values each (or are NULL with `n` 0), and `keys[i]` points to `lens[i]` readable bytes or `lens[i]` is 0; `removed` is NULL or holds `n` writable bools.
+enum bugu_status bugu_growable_remove_batch(struct bugu_growable *filter,
+                                            const void *const *keys,
+                                            const size_t *lens,
+                                            size_t n,
+                                            bool *removed);
+
+// Removes one copy of each of `n` keys, in order; `removed` (may be NULL) gets, for each, whether one was found. Remove only keys you inserted. The keys: `keys[i]` is a NUL-terminated string (its bytes are the key).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no other call uses meanwhile; `keys` holds `n` NUL-terminated strings (or is NULL with `n` 0); `removed` is NULL or holds `n` writable bools.
+enum bugu_status bugu_growable_remove_str_batch(struct bugu_growable *filter,
+                                                const char *const *keys,
+                                                size_t n,
+                                                bool *removed);
+
+// Removes one copy of each of `n` keys, in order; `removed` (may be NULL) gets, for each, whether one was found. Remove only keys you inserted. The keys: `keys[i]` is an integer (8 bytes, little-endian).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no other call uses meanwhile; `keys` holds `n` values (or is NULL with `n` 0); `removed` is NULL or holds `n` writable bools.
+enum bugu_status bugu_growable_remove_u64_batch(struct bugu_growable *filter,
+                                                const uint64_t *keys,
+                                                size_t n,
+                                                bool *removed);
+
+// Removes one copy of each of `n` keys, in order; `removed` (may be NULL) gets, for each, whether one was found. Remove only keys you inserted. The keys: `keys[i]` is an integer (8 bytes, little-endian, sign-extended).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no other call uses meanwhile; `keys` holds `n` values (or is NULL with `n` 0); `removed` is NULL or holds `n` writable bools.
+enum bugu_status bugu_growable_remove_i64_batch(struct bugu_growable *filter,
+                                                const int64_t *keys,
+                                                size_t n,
+                                                bool *removed);
 
 // The default configuration, for `capacity` items.
 struct bugu_config bugu_config_default(size_t capacity);
@@ -156,185 +806,8 @@ enum bugu_status bugu_filter_to_buffer(const struct bugu_filter *filter,
 // `buffer` holds `len` readable bytes or is NULL with 0; `out` is NULL (refused) or writable.
 enum bugu_status bugu_filter_from_buffer(const void *buffer, size_t len, struct bugu_filter **out);
 
-// Inserts `n` integer keys, pipelined; `results` (NULL, or `n` statuses) gets each one's status.
-// Answers `BUGU_OK` if all were stored, else the first failure's status.
-//
-// # Safety
-// `filter` is NULL (refused) or live; `keys` holds `n` values; `results` is NULL or holds `n`.
-enum bugu_status bugu_filter_insert_u64_batch(const struct bugu_filter *filter,
-                                              const uint64_t *keys,
-                                              size_t n,
-                                              enum bugu_status *results);
-
-// Looks up `n` integer keys, pipelined; `found[i]` answers `keys[i]`.
-//
-// # Safety
-// `filter` is NULL (refused) or live; `keys` holds `n` values; `found` holds `n` writable bools.
-enum bugu_status bugu_filter_contains_u64_batch(const struct bugu_filter *filter,
-                                                const uint64_t *keys,
-                                                size_t n,
-                                                bool *found);
-
-// Stores one copy of the key. `BUGU_FULL` or `BUGU_COPY_LIMIT` when there is no room (nothing changed). The key: the `len` bytes at `key` (NULL allowed when `len` is 0).
-//
-// # Safety
-// `filter` is NULL or a live handle; `key` points to `len` readable bytes, or `len` is 0; out-parameters are NULL or writable.
-enum bugu_status bugu_filter_insert(const struct bugu_filter *filter,
-                                    const void *key,
-                                    size_t len);
-
-// Stores one copy of the key. `BUGU_FULL` or `BUGU_COPY_LIMIT` when there is no room (nothing changed). The key: the bytes of the NUL-terminated string `key`.
-//
-// # Safety
-// `filter` is NULL or a live handle; `key` is a NUL-terminated string; out-parameters are NULL or writable.
-enum bugu_status bugu_filter_insert_str(const struct bugu_filter *filter,
-                                        const char *key);
-
-// Stores one copy of the key. `BUGU_FULL` or `BUGU_COPY_LIMIT` when there is no room (nothing changed). The key: the integer `key` (8 bytes, little-endian).
-//
-// # Safety
-// `filter` is NULL or a live handle; out-parameters are NULL or writable.
-enum bugu_status bugu_filter_insert_u64(const struct bugu_filter *filter,
-                                        uint64_t key);
-
-// Stores one copy of the key. `BUGU_FULL` or `BUGU_COPY_LIMIT` when there is no room (nothing changed). The key: the integer `key` (8 bytes, little-endian, as its `_u64` value when non-negative).
-//
-// # Safety
-// `filter` is NULL or a live handle; out-parameters are NULL or writable.
-enum bugu_status bugu_filter_insert_i64(const struct bugu_filter *filter,
-                                        int64_t key);
-
-// Stores the key unless it may be present; `*added` (may be NULL) tells whether it was stored. The key: the `len` bytes at `key` (NULL allowed when `len` is 0).
-//
-// # Safety
-// `filter` is NULL or a live handle; `key` points to `len` readable bytes, or `len` is 0; out-parameters are NULL or writable.
-enum bugu_status bugu_filter_insert_unique(const struct bugu_filter *filter,
-                                           const void *key,
-                                           size_t len,
-                                           bool *added);
-
-// Stores the key unless it may be present; `*added` (may be NULL) tells whether it was stored. The key: the bytes of the NUL-terminated string `key`.
-//
-// # Safety
-// `filter` is NULL or a live handle; `key` is a NUL-terminated string; out-parameters are NULL or writable.
-enum bugu_status bugu_filter_insert_unique_str(const struct bugu_filter *filter,
-                                               const char *key,
-                                               bool *added);
-
-// Stores the key unless it may be present; `*added` (may be NULL) tells whether it was stored. The key: the integer `key` (8 bytes, little-endian).
-//
-// # Safety
-// `filter` is NULL or a live handle; out-parameters are NULL or writable.
-enum bugu_status bugu_filter_insert_unique_u64(const struct bugu_filter *filter,
-                                               uint64_t key,
-                                               bool *added);
-
-// Stores the key unless it may be present; `*added` (may be NULL) tells whether it was stored. The key: the integer `key` (8 bytes, little-endian, as its `_u64` value when non-negative).
-//
-// # Safety
-// `filter` is NULL or a live handle; out-parameters are NULL or writable.
-enum bugu_status bugu_filter_insert_unique_i64(const struct bugu_filter *filter,
-                                               int64_t key,
-                                               bool *added);
-
-// Whether the key may be present, in `*found` (false is certain; true is wrong at most at the false-positive rate). The key: the `len` bytes at `key` (NULL allowed when `len` is 0).
-//
-// # Safety
-// `filter` is NULL or a live handle; `key` points to `len` readable bytes, or `len` is 0; out-parameters are NULL or writable.
-enum bugu_status bugu_filter_contains(const struct bugu_filter *filter,
-                                      const void *key,
-                                      size_t len,
-                                      bool *found);
-
-// Whether the key may be present, in `*found` (false is certain; true is wrong at most at the false-positive rate). The key: the bytes of the NUL-terminated string `key`.
-//
-// # Safety
-// `filter` is NULL or a live handle; `key` is a NUL-terminated string; out-parameters are NULL or writable.
-enum bugu_status bugu_filter_contains_str(const struct bugu_filter *filter,
-                                          const char *key,
-                                          bool *found);
-
-// Whether the key may be present, in `*found` (false is certain; true is wrong at most at the false-positive rate). The key: the integer `key` (8 bytes, little-endian).
-//
-// # Safety
-// `filter` is NULL or a live handle; out-parameters are NULL or writable.
-enum bugu_status bugu_filter_contains_u64(const struct bugu_filter *filter,
-                                          uint64_t key,
-                                          bool *found);
-
-// Whether the key may be present, in `*found` (false is certain; true is wrong at most at the false-positive rate). The key: the integer `key` (8 bytes, little-endian, as its `_u64` value when non-negative).
-//
-// # Safety
-// `filter` is NULL or a live handle; out-parameters are NULL or writable.
-enum bugu_status bugu_filter_contains_i64(const struct bugu_filter *filter,
-                                          int64_t key,
-                                          bool *found);
-
-// How many stored fingerprints match the key (an upper bound on its copies), in `*count`. The key: the `len` bytes at `key` (NULL allowed when `len` is 0).
-//
-// # Safety
-// `filter` is NULL or a live handle; `key` points to `len` readable bytes, or `len` is 0; out-parameters are NULL or writable.
-enum bugu_status bugu_filter_count(const struct bugu_filter *filter,
-                                   const void *key,
-                                   size_t len,
-                                   size_t *count);
-
-// How many stored fingerprints match the key (an upper bound on its copies), in `*count`. The key: the bytes of the NUL-terminated string `key`.
-//
-// # Safety
-// `filter` is NULL or a live handle; `key` is a NUL-terminated string; out-parameters are NULL or writable.
-enum bugu_status bugu_filter_count_str(const struct bugu_filter *filter,
-                                       const char *key,
-                                       size_t *count);
-
-// How many stored fingerprints match the key (an upper bound on its copies), in `*count`. The key: the integer `key` (8 bytes, little-endian).
-//
-// # Safety
-// `filter` is NULL or a live handle; out-parameters are NULL or writable.
-enum bugu_status bugu_filter_count_u64(const struct bugu_filter *filter,
-                                       uint64_t key,
-                                       size_t *count);
-
-// How many stored fingerprints match the key (an upper bound on its copies), in `*count`. The key: the integer `key` (8 bytes, little-endian, as its `_u64` value when non-negative).
-//
-// # Safety
-// `filter` is NULL or a live handle; out-parameters are NULL or writable.
-enum bugu_status bugu_filter_count_i64(const struct bugu_filter *filter,
-                                       int64_t key,
-                                       size_t *count);
-
-// Removes one copy of the key; `*removed` (may be NULL) tells whether one was found. Remove only keys you inserted. The key: the `len` bytes at `key` (NULL allowed when `len` is 0).
-//
-// # Safety
-// `filter` is NULL or a live handle; `key` points to `len` readable bytes, or `len` is 0; out-parameters are NULL or writable.
-enum bugu_status bugu_filter_remove(const struct bugu_filter *filter,
-                                    const void *key,
-                                    size_t len,
-                                    bool *removed);
-
-// Removes one copy of the key; `*removed` (may be NULL) tells whether one was found. Remove only keys you inserted. The key: the bytes of the NUL-terminated string `key`.
-//
-// # Safety
-// `filter` is NULL or a live handle; `key` is a NUL-terminated string; out-parameters are NULL or writable.
-enum bugu_status bugu_filter_remove_str(const struct bugu_filter *filter,
-                                        const char *key,
-                                        bool *removed);
-
-// Removes one copy of the key; `*removed` (may be NULL) tells whether one was found. Remove only keys you inserted. The key: the integer `key` (8 bytes, little-endian).
-//
-// # Safety
-// `filter` is NULL or a live handle; out-parameters are NULL or writable.
-enum bugu_status bugu_filter_remove_u64(const struct bugu_filter *filter,
-                                        uint64_t key,
-                                        bool *removed);
-
-// Removes one copy of the key; `*removed` (may be NULL) tells whether one was found. Remove only keys you inserted. The key: the integer `key` (8 bytes, little-endian, as its `_u64` value when non-negative).
-//
-// # Safety
-// `filter` is NULL or a live handle; out-parameters are NULL or writable.
-enum bugu_status bugu_filter_remove_i64(const struct bugu_filter *filter,
-                                        int64_t key,
-                                        bool *removed);
+// The default configuration, starting at `initial_capacity` items.
+struct bugu_growable_config bugu_growable_config_default(size_t initial_capacity);
 
 // A new growable filter starting at `initial_capacity` items, keeping its false-positive rate
 // under `fpr` at every size, in `*out`.
@@ -342,6 +815,14 @@ enum bugu_status bugu_filter_remove_i64(const struct bugu_filter *filter,
 // # Safety
 // `out` is NULL (refused) or writable.
 enum bugu_status bugu_growable_new(size_t initial_capacity, double fpr, struct bugu_growable **out);
+
+// A new growable filter with this configuration, in `*out`. A bad setting answers
+// `BUGU_INVALID_ARGUMENT`, and `bugu_last_error_message` names it.
+//
+// # Safety
+// `config` is NULL (refused) or readable; `out` is NULL (refused) or writable.
+enum bugu_status bugu_growable_new_with(const struct bugu_growable_config *config,
+                                        struct bugu_growable **out);
 
 // Frees a growable filter (NULL is ignored).
 //
@@ -391,167 +872,6 @@ enum bugu_status bugu_growable_to_buffer(const struct bugu_growable *filter,
 enum bugu_status bugu_growable_from_buffer(const void *buffer,
                                            size_t len,
                                            struct bugu_growable **out);
-
-// Stores one copy of the key. `BUGU_FULL` or `BUGU_COPY_LIMIT` when there is no room (nothing changed). The key: the `len` bytes at `key` (NULL allowed when `len` is 0).
-//
-// # Safety
-// `filter` is NULL or a live handle; `key` points to `len` readable bytes, or `len` is 0; out-parameters are NULL or writable.
-enum bugu_status bugu_growable_insert(struct bugu_growable *filter,
-                                      const void *key,
-                                      size_t len);
-
-// Stores one copy of the key. `BUGU_FULL` or `BUGU_COPY_LIMIT` when there is no room (nothing changed). The key: the bytes of the NUL-terminated string `key`.
-//
-// # Safety
-// `filter` is NULL or a live handle; `key` is a NUL-terminated string; out-parameters are NULL or writable.
-enum bugu_status bugu_growable_insert_str(struct bugu_growable *filter,
-                                          const char *key);
-
-// Stores one copy of the key. `BUGU_FULL` or `BUGU_COPY_LIMIT` when there is no room (nothing changed). The key: the integer `key` (8 bytes, little-endian).
-//
-// # Safety
-// `filter` is NULL or a live handle; out-parameters are NULL or writable.
-enum bugu_status bugu_growable_insert_u64(struct bugu_growable *filter,
-                                          uint64_t key);
-
-// Stores one copy of the key. `BUGU_FULL` or `BUGU_COPY_LIMIT` when there is no room (nothing changed). The key: the integer `key` (8 bytes, little-endian, as its `_u64` value when non-negative).
-//
-// # Safety
-// `filter` is NULL or a live handle; out-parameters are NULL or writable.
-enum bugu_status bugu_growable_insert_i64(struct bugu_growable *filter,
-                                          int64_t key);
-
-// Stores the key unless it may be present; `*added` (may be NULL) tells whether it was stored. The key: the `len` bytes at `key` (NULL allowed when `len` is 0).
-//
-// # Safety
-// `filter` is NULL or a live handle; `key` points to `len` readable bytes, or `len` is 0; out-parameters are NULL or writable.
-enum bugu_status bugu_growable_insert_unique(struct bugu_growable *filter,
-                                             const void *key,
-                                             size_t len,
-                                             bool *added);
-
-// Stores the key unless it may be present; `*added` (may be NULL) tells whether it was stored. The key: the bytes of the NUL-terminated string `key`.
-//
-// # Safety
-// `filter` is NULL or a live handle; `key` is a NUL-terminated string; out-parameters are NULL or writable.
-enum bugu_status bugu_growable_insert_unique_str(struct bugu_growable *filter,
-                                                 const char *key,
-                                                 bool *added);
-
-// Stores the key unless it may be present; `*added` (may be NULL) tells whether it was stored. The key: the integer `key` (8 bytes, little-endian).
-//
-// # Safety
-// `filter` is NULL or a live handle; out-parameters are NULL or writable.
-enum bugu_status bugu_growable_insert_unique_u64(struct bugu_growable *filter,
-                                                 uint64_t key,
-                                                 bool *added);
-
-// Stores the key unless it may be present; `*added` (may be NULL) tells whether it was stored. The key: the integer `key` (8 bytes, little-endian, as its `_u64` value when non-negative).
-//
-// # Safety
-// `filter` is NULL or a live handle; out-parameters are NULL or writable.
-enum bugu_status bugu_growable_insert_unique_i64(struct bugu_growable *filter,
-                                                 int64_t key,
-                                                 bool *added);
-
-// Whether the key may be present, in `*found` (false is certain; true is wrong at most at the false-positive rate). The key: the `len` bytes at `key` (NULL allowed when `len` is 0).
-//
-// # Safety
-// `filter` is NULL or a live handle; `key` points to `len` readable bytes, or `len` is 0; out-parameters are NULL or writable.
-enum bugu_status bugu_growable_contains(const struct bugu_growable *filter,
-                                        const void *key,
-                                        size_t len,
-                                        bool *found);
-
-// Whether the key may be present, in `*found` (false is certain; true is wrong at most at the false-positive rate). The key: the bytes of the NUL-terminated string `key`.
-//
-// # Safety
-// `filter` is NULL or a live handle; `key` is a NUL-terminated string; out-parameters are NULL or writable.
-enum bugu_status bugu_growable_contains_str(const struct bugu_growable *filter,
-                                            const char *key,
-                                            bool *found);
-
-// Whether the key may be present, in `*found` (false is certain; true is wrong at most at the false-positive rate). The key: the integer `key` (8 bytes, little-endian).
-//
-// # Safety
-// `filter` is NULL or a live handle; out-parameters are NULL or writable.
-enum bugu_status bugu_growable_contains_u64(const struct bugu_growable *filter,
-                                            uint64_t key,
-                                            bool *found);
-
-// Whether the key may be present, in `*found` (false is certain; true is wrong at most at the false-positive rate). The key: the integer `key` (8 bytes, little-endian, as its `_u64` value when non-negative).
-//
-// # Safety
-// `filter` is NULL or a live handle; out-parameters are NULL or writable.
-enum bugu_status bugu_growable_contains_i64(const struct bugu_growable *filter,
-                                            int64_t key,
-                                            bool *found);
-
-// How many stored fingerprints match the key (an upper bound on its copies), in `*count`. The key: the `len` bytes at `key` (NULL allowed when `len` is 0).
-//
-// # Safety
-// `filter` is NULL or a live handle; `key` points to `len` readable bytes, or `len` is 0; out-parameters are NULL or writable.
-enum bugu_status bugu_growable_count(const struct bugu_growable *filter,
-                                     const void *key,
-                                     size_t len,
-                                     size_t *count);
-
-// How many stored fingerprints match the key (an upper bound on its copies), in `*count`. The key: the bytes of the NUL-terminated string `key`.
-//
-// # Safety
-// `filter` is NULL or a live handle; `key` is a NUL-terminated string; out-parameters are NULL or writable.
-enum bugu_status bugu_growable_count_str(const struct bugu_growable *filter,
-                                         const char *key,
-                                         size_t *count);
-
-// How many stored fingerprints match the key (an upper bound on its copies), in `*count`. The key: the integer `key` (8 bytes, little-endian).
-//
-// # Safety
-// `filter` is NULL or a live handle; out-parameters are NULL or writable.
-enum bugu_status bugu_growable_count_u64(const struct bugu_growable *filter,
-                                         uint64_t key,
-                                         size_t *count);
-
-// How many stored fingerprints match the key (an upper bound on its copies), in `*count`. The key: the integer `key` (8 bytes, little-endian, as its `_u64` value when non-negative).
-//
-// # Safety
-// `filter` is NULL or a live handle; out-parameters are NULL or writable.
-enum bugu_status bugu_growable_count_i64(const struct bugu_growable *filter,
-                                         int64_t key,
-                                         size_t *count);
-
-// Removes one copy of the key; `*removed` (may be NULL) tells whether one was found. Remove only keys you inserted. The key: the `len` bytes at `key` (NULL allowed when `len` is 0).
-//
-// # Safety
-// `filter` is NULL or a live handle; `key` points to `len` readable bytes, or `len` is 0; out-parameters are NULL or writable.
-enum bugu_status bugu_growable_remove(struct bugu_growable *filter,
-                                      const void *key,
-                                      size_t len,
-                                      bool *removed);
-
-// Removes one copy of the key; `*removed` (may be NULL) tells whether one was found. Remove only keys you inserted. The key: the bytes of the NUL-terminated string `key`.
-//
-// # Safety
-// `filter` is NULL or a live handle; `key` is a NUL-terminated string; out-parameters are NULL or writable.
-enum bugu_status bugu_growable_remove_str(struct bugu_growable *filter,
-                                          const char *key,
-                                          bool *removed);
-
-// Removes one copy of the key; `*removed` (may be NULL) tells whether one was found. Remove only keys you inserted. The key: the integer `key` (8 bytes, little-endian).
-//
-// # Safety
-// `filter` is NULL or a live handle; out-parameters are NULL or writable.
-enum bugu_status bugu_growable_remove_u64(struct bugu_growable *filter,
-                                          uint64_t key,
-                                          bool *removed);
-
-// Removes one copy of the key; `*removed` (may be NULL) tells whether one was found. Remove only keys you inserted. The key: the integer `key` (8 bytes, little-endian, as its `_u64` value when non-negative).
-//
-// # Safety
-// `filter` is NULL or a live handle; out-parameters are NULL or writable.
-enum bugu_status bugu_growable_remove_i64(struct bugu_growable *filter,
-                                          int64_t key,
-                                          bool *removed);
 
 // The message of the last failed call on this thread ("" if none), valid until the next failing
 // call on this thread. Never NULL.

@@ -3,7 +3,7 @@
 
 use std::ffi::{c_char, c_void};
 
-use bugu::{ConcurrentFilter, CuckooFilter, Filter};
+use bugu::{ConcurrentFilter, CuckooFilter};
 
 use crate::args;
 use crate::stats::{bugu_bucket_callback, bugu_stats, dump, write_buffer};
@@ -234,60 +234,5 @@ pub unsafe extern "C" fn bugu_filter_from_buffer(
         // SAFETY: the caller promises `len` readable bytes or NULL with 0.
         let bytes = unsafe { args::bytes(buffer, len) }?;
         publish(ConcurrentFilter::from_filter(&CuckooFilter::from_bytes(bytes)?)?, out)
-    })
-}
-
-/// Inserts `n` integer keys, pipelined; `results` (NULL, or `n` statuses) gets each one's status.
-/// Answers `BUGU_OK` if all were stored, else the first failure's status.
-///
-/// # Safety
-/// `filter` is NULL (refused) or live; `keys` holds `n` values; `results` is NULL or holds `n`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn bugu_filter_insert_u64_batch(
-    filter: *const bugu_filter,
-    keys: *const u64,
-    n: usize,
-    results: *mut bugu_status,
-) -> bugu_status {
-    guard(|| {
-        // SAFETY: the caller promises a live handle or NULL, and `n` keys.
-        let (f, keys) = unsafe { (target(filter)?, args::array(keys, n, "keys")?) };
-        let hashes: Vec<u64> = keys.iter().map(|key| f.hash_of(key)).collect();
-        let outcomes = f.insert_hash_batch(&hashes);
-        if !results.is_null() {
-            // SAFETY: non-NULL, so the caller promises `n` writable statuses.
-            let results = unsafe { args::array_mut(results, n, "results") }?;
-            for (result, outcome) in results.iter_mut().zip(&outcomes) {
-                *result = match outcome {
-                    Ok(()) => bugu_status::BUGU_OK,
-                    Err(error) => Failure::from(*error).0,
-                };
-            }
-        }
-        match outcomes.into_iter().find_map(Result::err) {
-            Some(error) => Err(error.into()),
-            None => Ok(()),
-        }
-    })
-}
-
-/// Looks up `n` integer keys, pipelined; `found[i]` answers `keys[i]`.
-///
-/// # Safety
-/// `filter` is NULL (refused) or live; `keys` holds `n` values; `found` holds `n` writable bools.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn bugu_filter_contains_u64_batch(
-    filter: *const bugu_filter,
-    keys: *const u64,
-    n: usize,
-    found: *mut bool,
-) -> bugu_status {
-    guard(|| {
-        // SAFETY: the caller promises a live handle or NULL, `n` keys and `n` answers.
-        let (f, keys, found) =
-            unsafe { (target(filter)?, args::array(keys, n, "keys")?, args::array_mut(found, n, "found")?) };
-        let hashes: Vec<u64> = keys.iter().map(|key| f.hash_of(key)).collect();
-        found.copy_from_slice(&f.contains_hash_batch(&hashes));
-        Ok(())
     })
 }

@@ -9,17 +9,16 @@
 //! little-endian (signed ones sign-extended).
 
 mod args;
+mod batch;
 mod filter;
-mod filter_keys;
 mod growable;
-mod growable_keys;
+mod keys;
 mod ops;
 mod stats;
 mod status;
 
 pub use filter::*;
-pub use filter_keys::*;
 pub use growable::*;
-pub use growable_keys::*;
+pub use keys::*;
 pub use stats::{bugu_bucket_callback, bugu_stats};
 pub use status::*;

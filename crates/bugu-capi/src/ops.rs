@@ -13,6 +13,8 @@ pub(crate) trait Target {
     fn hash_i64(&self, key: i64) -> u64;
     fn query_contains(&self, hash: u64) -> bool;
     fn query_count(&self, hash: u64) -> usize;
+    /// The filter's batched (pipelined) lookup.
+    fn query_contains_batch(&self, hashes: &[u64]) -> Vec<bool>;
 }
 
 /// Updates.
@@ -20,6 +22,8 @@ pub(crate) trait Update: Target {
     fn add(&mut self, hash: u64) -> Result<(), InsertError>;
     fn add_unique(&mut self, hash: u64) -> Result<bool, InsertError>;
     fn delete(&mut self, hash: u64) -> bool;
+    /// The filter's batched insert: every hash tried, one result each.
+    fn add_batch(&mut self, hashes: &[u64]) -> Vec<Result<(), InsertError>>;
 }
 
 macro_rules! target {
@@ -40,6 +44,9 @@ macro_rules! target {
             fn query_count(&self, hash: u64) -> usize {
                 self.count_hash(hash)
             }
+            fn query_contains_batch(&self, hashes: &[u64]) -> Vec<bool> {
+                self.contains_hash_batch(hashes)
+            }
         }
     };
 }
@@ -58,6 +65,9 @@ impl Update for &ConcurrentFilter {
     fn delete(&mut self, hash: u64) -> bool {
         self.remove_hash(hash)
     }
+    fn add_batch(&mut self, hashes: &[u64]) -> Vec<Result<(), InsertError>> {
+        self.insert_hash_batch(hashes)
+    }
 }
 
 impl Update for &mut GrowableFilter {
@@ -69,6 +79,9 @@ impl Update for &mut GrowableFilter {
     }
     fn delete(&mut self, hash: u64) -> bool {
         self.remove_hash(hash)
+    }
+    fn add_batch(&mut self, hashes: &[u64]) -> Vec<Result<(), InsertError>> {
+        self.insert_hash_batch(hashes)
     }
 }
 

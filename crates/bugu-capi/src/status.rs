@@ -4,7 +4,7 @@ use std::cell::RefCell;
 use std::ffi::{CString, c_char};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use bugu::{ConfigError, InsertError, PersistError};
+use bugu::{ConfigError, GrowableConfigError, InsertError, PersistError};
 
 /// What a function did: `BUGU_OK`, or why it failed (then `bugu_last_error_message` says more).
 #[allow(non_camel_case_types)]
@@ -58,6 +58,15 @@ impl From<ConfigError> for Failure {
             _ => bugu_status::BUGU_INVALID_ARGUMENT,
         };
         Failure(status, error.to_string())
+    }
+}
+
+impl From<GrowableConfigError> for Failure {
+    fn from(error: GrowableConfigError) -> Self {
+        match error {
+            GrowableConfigError::Level(error) => error.into(),
+            error => invalid(error.to_string()),
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 //! The C programs in `tests/c/`, compiled with the system gcc against the static and the shared
 //! library and run under AddressSanitizer and UndefinedBehaviorSanitizer; the headers compiled as
-//! C++ with g++; a file written from C read by the `bugu` command, and back.
+//! C++ with g++; a file written from C read by the `bugu` command, and back; `bugu.pc` used by
+//! `pkg-config` against a copy of the library and headers installed as its comment says.
 //!
 //! The library is built by a nested `cargo build` into `target/capi-tests` (the outer `cargo
 //! test` holds the lock of the usual target directory). The command is `$BUGU_CLI`, else
@@ -125,6 +126,16 @@ fn hostile_buffers() {
 }
 
 #[test]
+fn batches() {
+    both_links("tests/c/batch.c", "batch: ok");
+}
+
+#[test]
+fn growable_config() {
+    both_links("tests/c/growable_config.c", "growable_config: ok");
+}
+
+#[test]
 fn eight_threads() {
     both_links("tests/c/threads.c", "threads: ok");
 }
@@ -147,13 +158,27 @@ fn files_cross_between_c_and_the_command() {
     let program = compile("gcc", &["tests/c/cli_file.c"], Link::Static, "cli_file");
     let dir = std::env::temp_dir().join(format!("bugu-capi-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    for growable in [false, true] {
-        let (write, check) = if growable { ("write-growable", "check-growable") } else { ("write", "check") };
+    for (growable, batch) in [(false, false), (true, false), (false, true), (true, true)] {
+        let kind = match (growable, batch) {
+            (false, false) => "",
+            (true, false) => "-growable",
+            (false, true) => "-batch",
+            (true, true) => "-growable-batch",
+        };
+        let (write, check) = (format!("write{kind}"), format!("check{kind}"));
         let from_c = dir.join(format!("{write}.bugu"));
         let from_c = from_c.to_str().unwrap();
-        assert!(run(&program, &[write, from_c, "alpha", "beta", "καφές"]).status.success());
+        assert!(run(&program, &[&write, from_c, "alpha", "beta", "καφές"]).status.success());
         assert_eq!(bugu(&["check", from_c, "alpha", "beta", "καφές"]).status.code(), Some(0));
         assert_eq!(bugu(&["check", from_c, "gamma-not-there"]).status.code(), Some(1));
+        if batch {
+            // The integers 1, 2, 3 and -1 of the u64 and i64 batches: 8 bytes, little-endian.
+            let integers = ["0100000000000000", "0200000000000000", "0300000000000000", "ffffffffffffffff"];
+            let mut args = vec!["check", "--hex", from_c];
+            args.extend(integers);
+            assert_eq!(bugu(&args).status.code(), Some(0));
+            assert_eq!(bugu(&["check", "--hex", from_c, "0400000000000000"]).status.code(), Some(1));
+        }
 
         let from_cli = dir.join(format!("cli-{write}.bugu"));
         let from_cli = from_cli.to_str().unwrap();
@@ -163,10 +188,86 @@ fn files_cross_between_c_and_the_command() {
         }
         bugu(&create);
         assert_eq!(bugu(&["add", from_cli, "one", "two", "ünïcode"]).status.code(), Some(0));
-        assert_eq!(run(&program, &[check, from_cli, "one", "two", "ünïcode"]).status.code(), Some(0));
-        assert_eq!(run(&program, &[check, from_cli, "three-not-there"]).status.code(), Some(1));
+        assert_eq!(run(&program, &[&check, from_cli, "one", "two", "ünïcode"]).status.code(), Some(0));
+        assert_eq!(run(&program, &[&check, from_cli, "three-not-there"]).status.code(), Some(1));
     }
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Installs the library and headers under `prefix` as `bugu.pc`'s comment says (`libraries`: the
+/// file names to copy), with the `.pc` file's prefix rewritten; `PKG_CONFIG_PATH` for it.
+fn install(prefix: &Path, libraries: &[&str]) -> PathBuf {
+    let (lib, include, pkgconfig) =
+        (prefix.join("lib"), prefix.join("include"), prefix.join("lib/pkgconfig"));
+    for dir in [&lib, &include, &pkgconfig] {
+        std::fs::create_dir_all(dir).unwrap();
+    }
+    for library in libraries {
+        std::fs::copy(library_dir().join(library), lib.join(library)).unwrap();
+    }
+    for header in ["bugu.h", "cuckoo_filter.h"] {
+        std::fs::copy(crate_dir().join("include").join(header), include.join(header)).unwrap();
+    }
+    let pc = std::fs::read_to_string(crate_dir().join("bugu.pc")).unwrap();
+    let pc: Vec<String> =
+        pc.lines()
+            .map(|line| {
+                if line.starts_with("prefix=") { format!("prefix={}", prefix.display()) } else { line.into() }
+            })
+            .collect();
+    std::fs::write(pkgconfig.join("bugu.pc"), pc.join("\n") + "\n").unwrap();
+    pkgconfig
+}
+
+/// `pkg-config ARGS bugu`, split into words. Fails (does not skip) when pkg-config is missing.
+fn pkg_config(path: &Path, args: &[&str]) -> Vec<String> {
+    let output = Command::new("pkg-config")
+        .args(args)
+        .arg("bugu")
+        .env("PKG_CONFIG_PATH", path)
+        .output()
+        .expect("pkg-config is needed (scripts/test installs it)");
+    assert!(output.status.success(), "pkg-config {args:?}: {output:?}");
+    String::from_utf8(output.stdout).unwrap().split_whitespace().map(String::from).collect()
+}
+
+#[test]
+fn pkg_config_builds_against_an_installed_copy() {
+    let root = std::env::temp_dir().join(format!("bugu-capi-pc-{}", std::process::id()));
+    // A prefix with both libraries (the linker takes the shared one), and one with only the
+    // static library for `--static`: that program must run without the shared library anywhere.
+    let cases = [
+        ("shared", &["libbugu_capi.so", "libbugu_capi.a"][..], &["--cflags", "--libs"][..]),
+        ("static", &["libbugu_capi.a"][..], &["--cflags", "--libs", "--static"][..]),
+    ];
+    for (name, libraries, args) in cases {
+        let prefix = root.join(name);
+        let path = install(&prefix, libraries);
+        let flags = pkg_config(&path, args);
+        assert!(flags.contains(&format!("-I{}", prefix.join("include").display())), "{flags:?}");
+        let program = prefix.join("pkg");
+        let output = Command::new("gcc")
+            .args(["-Wall", "-Wextra", "-Werror"])
+            .arg(crate_dir().join("tests/c/pkg.c"))
+            .arg("-o")
+            .arg(&program)
+            .args(&flags)
+            .output()
+            .expect("run gcc");
+        assert!(output.status.success(), "gcc with {flags:?}: {}", String::from_utf8_lossy(&output.stderr));
+        let dynamic = Command::new("readelf").arg("-d").arg(&program).output().expect("run readelf");
+        let needs_shared = String::from_utf8_lossy(&dynamic.stdout).contains("libbugu_capi.so");
+        assert_eq!(needs_shared, name == "shared", "{name}: which library the program links");
+        // Only the installed copy: not the directories `cargo test` puts on the library path.
+        let mut command = Command::new(&program);
+        command.env_remove("LD_LIBRARY_PATH");
+        if name == "shared" {
+            command.env("LD_LIBRARY_PATH", prefix.join("lib"));
+        }
+        let output = command.output().expect("run the program");
+        assert!(String::from_utf8_lossy(&output.stdout).contains("pkg: ok"), "{name}: {output:?}");
+    }
+    std::fs::remove_dir_all(&root).unwrap();
 }
 
 #[test]

@@ -1,0 +1,269 @@
+//! Writes the key operations of both handles into `$OUT_DIR/keys.rs`: every operation (insert,
+//! insert-unique, contains, count, remove) for every key kind (bytes, string, u64, i64), one key
+//! at a time and in batches, for `bugu_filter` and `bugu_growable`. They are written once, here,
+//! as a table; `src/keys.rs` includes the generated file, and tests/header.rs hands it to cbindgen
+//! (which reads source as written, so it would not see functions made by a macro).
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+/// A handle type, and how an operation gets at its filter.
+struct Handle {
+    /// The name in function names: `bugu_{name}_insert`.
+    name: &'static str,
+    /// The pointer type of the handle parameter for queries and for updates, and the function
+    /// (of the handle's module) that checks it and gives the filter.
+    query: (&'static str, &'static str),
+    update: (&'static str, &'static str),
+    /// Who else may use the handle during a query and during an update, for the safety section.
+    sharing: (&'static str, &'static str),
+}
+
+const HANDLES: [Handle; 2] = [
+    Handle {
+        name: "filter",
+        query: ("*const bugu_filter", "filter_target"),
+        update: ("*const bugu_filter", "filter_target"),
+        sharing: ("", ""),
+    },
+    Handle {
+        name: "growable",
+        query: ("*const bugu_growable", "growable_target"),
+        update: ("*mut bugu_growable", "growable_target_mut"),
+        sharing: (" that no call updates meanwhile", " that no other call uses meanwhile"),
+    },
+];
+
+/// One way of passing a key (or, for batches, `n` keys).
+struct KeyKind {
+    /// The function name's suffix after the operation.
+    suffix: &'static str,
+    /// The parameters after the handle.
+    params: &'static str,
+    /// What the key is (a sentence of the doc comment).
+    what: &'static str,
+    /// What the caller promises about the parameters; empty when there is nothing to promise.
+    promise: &'static str,
+    /// The statement that binds `hash` (one key) or `hashes` (a batch) from `target`; when it
+    /// reads the caller's memory, the promise above is its safety comment.
+    hash: &'static str,
+}
+
+const KEYS: [KeyKind; 4] = [
+    KeyKind {
+        suffix: "",
+        params: "key: *const c_void, len: usize",
+        what: "The key: the `len` bytes at `key` (NULL allowed when `len` is 0)",
+        promise: "`key` points to `len` readable bytes, or `len` is 0",
+        hash: "let hash = target.hash_bytes(unsafe { args::bytes(key, len) }?);",
+    },
+    KeyKind {
+        suffix: "_str",
+        params: "key: *const c_char",
+        what: "The key: the bytes of the NUL-terminated string `key`",
+        promise: "`key` is a NUL-terminated string",
+        hash: "let hash = target.hash_bytes(unsafe { args::text(key) }?);",
+    },
+    KeyKind {
+        suffix: "_u64",
+        params: "key: u64",
+        what: "The key: the integer `key` (8 bytes, little-endian)",
+        promise: "",
+        hash: "let hash = target.hash_u64(key);",
+    },
+    KeyKind {
+        suffix: "_i64",
+        params: "key: i64",
+        what: "The key: the integer `key` (8 bytes, little-endian, as its `_u64` value when non-negative)",
+        promise: "",
+        hash: "let hash = target.hash_i64(key);",
+    },
+];
+
+const BATCH_KEYS: [KeyKind; 4] = [
+    KeyKind {
+        suffix: "_batch",
+        params: "keys: *const *const c_void, lens: *const usize, n: usize",
+        what: "The keys: `keys[i]` points to `lens[i]` bytes (NULL allowed when `lens[i]` is 0)",
+        promise: "`keys` and `lens` hold `n` values each (or are NULL with `n` 0), and `keys[i]` points to \
+                  `lens[i]` readable bytes or `lens[i]` is 0",
+        hash: "let hashes = unsafe { batch::hash_bytes(&target, keys, lens, n) }?;",
+    },
+    KeyKind {
+        suffix: "_str_batch",
+        params: "keys: *const *const c_char, n: usize",
+        what: "The keys: `keys[i]` is a NUL-terminated string (its bytes are the key)",
+        promise: "`keys` holds `n` NUL-terminated strings (or is NULL with `n` 0)",
+        hash: "let hashes = unsafe { batch::hash_str(&target, keys, n) }?;",
+    },
+    KeyKind {
+        suffix: "_u64_batch",
+        params: "keys: *const u64, n: usize",
+        what: "The keys: `keys[i]` is an integer (8 bytes, little-endian)",
+        promise: "`keys` holds `n` values (or is NULL with `n` 0)",
+        hash: "let hashes = unsafe { batch::hash_u64(&target, keys, n) }?;",
+    },
+    KeyKind {
+        suffix: "_i64_batch",
+        params: "keys: *const i64, n: usize",
+        what: "The keys: `keys[i]` is an integer (8 bytes, little-endian, sign-extended)",
+        promise: "`keys` holds `n` values (or is NULL with `n` 0)",
+        hash: "let hashes = unsafe { batch::hash_i64(&target, keys, n) }?;",
+    },
+];
+
+/// An operation: what it does and the call that does it once the hash (or hashes) are known.
+struct Operation {
+    name: &'static str,
+    update: bool,
+    doc: &'static str,
+    /// The parameter after the key(s), if any, and what the caller promises about it.
+    out: Option<(&'static str, &'static str)>,
+    /// The call; when it is unsafe, the promise about the parameter is its safety comment.
+    call: &'static str,
+}
+
+const OPERATIONS: [Operation; 5] = [
+    Operation {
+        name: "insert",
+        update: true,
+        doc: "Stores one copy of the key. `BUGU_FULL` or `BUGU_COPY_LIMIT` when there is no room (nothing changed).",
+        out: None,
+        call: "ops::insert(target, hash)",
+    },
+    Operation {
+        name: "insert_unique",
+        update: true,
+        doc: "Stores the key unless it may be present; `*added` (may be NULL) tells whether it was stored.",
+        out: Some(("added: *mut bool", "`added` is NULL or writable")),
+        call: "unsafe { ops::insert_unique(target, hash, added) }",
+    },
+    Operation {
+        name: "contains",
+        update: false,
+        doc: "Whether the key may be present, in `*found` (false is certain; true is wrong at most at the \
+              false-positive rate).",
+        out: Some(("found: *mut bool", "`found` is NULL (refused) or writable")),
+        call: "unsafe { ops::contains(target, hash, found) }",
+    },
+    Operation {
+        name: "count",
+        update: false,
+        doc: "How many stored fingerprints match the key (an upper bound on its copies), in `*count`.",
+        out: Some(("count: *mut usize", "`count` is NULL (refused) or writable")),
+        call: "unsafe { ops::count(target, hash, count) }",
+    },
+    Operation {
+        name: "remove",
+        update: true,
+        doc: "Removes one copy of the key; `*removed` (may be NULL) tells whether one was found. Remove only \
+              keys you inserted.",
+        out: Some(("removed: *mut bool", "`removed` is NULL or writable")),
+        call: "unsafe { ops::remove(target, hash, removed) }",
+    },
+];
+
+const BATCH_OPERATIONS: [Operation; 4] = [
+    Operation {
+        name: "insert",
+        update: true,
+        doc: "Stores one copy of each of `n` keys, in order, through the filter's batched insert (pipelined \
+              in `bugu_filter`). Every key is tried, also after a \
+              failure (as `n` one-by-one calls would be); `results` (may be NULL) gets each key's status. \
+              Answers `BUGU_OK` if all were stored, else the first failure's status (its message names the \
+              key's index). Bad arguments are refused before any key is stored.",
+        out: Some(("results: *mut bugu_status", "`results` is NULL or holds `n` writable statuses")),
+        call: "unsafe { batch::insert(target, &hashes, results) }",
+    },
+    Operation {
+        name: "contains",
+        update: false,
+        doc: "Whether each of `n` keys may be present, pipelined: `found[i]` answers key `i`.",
+        out: Some(("found: *mut bool", "`found` holds `n` writable bools (NULL refused unless `n` is 0)")),
+        call: "unsafe { batch::contains(target, &hashes, found) }",
+    },
+    Operation {
+        name: "count",
+        update: false,
+        doc: "How many stored fingerprints match each of `n` keys: `counts[i]` answers key `i`.",
+        out: Some((
+            "counts: *mut usize",
+            "`counts` holds `n` writable values (NULL refused unless `n` is 0)",
+        )),
+        call: "unsafe { batch::count(target, &hashes, counts) }",
+    },
+    Operation {
+        name: "remove",
+        update: true,
+        doc: "Removes one copy of each of `n` keys, in order; `removed` (may be NULL) gets, for each, whether \
+              one was found. Remove only keys you inserted.",
+        out: Some(("removed: *mut bool", "`removed` is NULL or holds `n` writable bools")),
+        call: "unsafe { batch::remove(target, &hashes, removed) }",
+    },
+];
+
+/// `statement`, after a safety comment made of the caller's `promise` when it has an unsafe block.
+fn with_safety(statement: &str, promise: &str) -> String {
+    if statement.contains("unsafe") {
+        format!("// SAFETY: the caller promises {promise}.\n        {statement}")
+    } else {
+        statement.to_string()
+    }
+}
+
+/// One function: `bugu_{handle}_{operation}{suffix}`.
+fn function(out: &mut String, handle: &Handle, operation: &Operation, key: &KeyKind) {
+    let ((pointer, target), sharing) =
+        if operation.update { (handle.update, handle.sharing.1) } else { (handle.query, handle.sharing.0) };
+    let (out_param, out_promise) = operation.out.unwrap_or_default();
+    let mut safety = format!("`filter` is NULL (refused) or a live handle{sharing}");
+    for promise in [key.promise, out_promise].into_iter().filter(|promise| !promise.is_empty()) {
+        write!(safety, "; {promise}").unwrap();
+    }
+    let mut params = format!("filter: {pointer}, {}", key.params);
+    if !out_param.is_empty() {
+        write!(params, ", {out_param}").unwrap();
+    }
+    let (hash, call) = (with_safety(key.hash, key.promise), with_safety(operation.call, out_promise));
+    let (doc, what, name, handle_name, suffix) =
+        (operation.doc, key.what, operation.name, handle.name, key.suffix);
+    write!(
+        out,
+        "
+/// {doc} {what}.
+///
+/// # Safety
+/// {safety}.
+#[unsafe(no_mangle)]
+pub unsafe extern \"C\" fn bugu_{handle_name}_{name}{suffix}({params}) -> bugu_status {{
+    guard(|| {{
+        // SAFETY: the caller promises NULL (refused) or a live handle{sharing}.
+        let target = unsafe {{ {target}(filter) }}?;
+        {hash}
+        {call}
+    }})
+}}
+",
+    )
+    .unwrap();
+}
+
+fn main() {
+    println!("cargo::rerun-if-changed=build.rs");
+    let mut out =
+        String::from("// Generated by crates/bugu-capi/build.rs: the key operations of both handles.\n");
+    for handle in &HANDLES {
+        for operation in &OPERATIONS {
+            for key in &KEYS {
+                function(&mut out, handle, operation, key);
+            }
+        }
+        for operation in &BATCH_OPERATIONS {
+            for key in &BATCH_KEYS {
+                function(&mut out, handle, operation, key);
+            }
+        }
+    }
+    let dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+    std::fs::write(dir.join("keys.rs"), out).expect("write the generated key operations");
+}

@@ -54,7 +54,7 @@ use crate::key::KeyEncoding;
 use crate::membership::{Filter, FilterMut};
 use crate::table::alloc::AllocFailed;
 use config::MAX_LOAD;
-use table::{SLOTS, Segments, Widths, tail_field, tail_len};
+use table::{SLOTS, Segments, Widths, tail_field, tail_len, tail_matches};
 
 /// How many entries an insert moves before it stashes the one it carries.
 const MAX_KICKS: usize = 500;
@@ -339,27 +339,10 @@ impl ExpandingFilter {
 
     /// Whether a stored entry matches a key in a bucket at `level`: same fingerprint, and the
     /// tail's bits (those under its marker) equal the key's next bits.
-    #[inline(always)]
+    #[inline]
     fn slot_matches(&self, stored: u32, key: &Entry, level: u32) -> bool {
         let (fingerprint, field) = self.widths.unpack(stored);
-        if fingerprint != key.fingerprint || field == 0 {
-            return false;
-        }
-        let under_marker = (1u32 << tail_len(field)) - 1;
-        (field ^ (key.known >> level) as u32) & under_marker == 0
-    }
-
-    /// Whether an entry of a key's bucket at `level` matches it: the four fingerprints are
-    /// compared at once first ([`Segments::holds_fingerprint`]), as most lookups end there.
-    #[inline(always)]
-    fn bucket_matches(&self, key: &Entry, level: u32, broadcast: u64) -> bool {
-        let stream = low_bits(key.known, level) as usize;
-        self.segments.holds_fingerprint(stream, key.base, broadcast)
-            && self
-                .segments
-                .bucket(stream, key.base)
-                .iter()
-                .any(|&stored| self.slot_matches(stored, key, level))
+        fingerprint == key.fingerprint && tail_matches(field, (key.known >> level) as u32)
     }
 
     /// Whether a stashed entry matches a key seen from the same side.
@@ -610,8 +593,15 @@ impl Filter for ExpandingFilter {
         let second = self.other_side(first);
         let (first_level, second_level) = (self.level_of(&first), self.level_of(&second));
         let broadcast = self.segments.broadcast(first.fingerprint);
-        self.bucket_matches(&first, first_level, broadcast)
-            || self.bucket_matches(&second, second_level, broadcast)
+        // Both buckets are read and compared before any branch, and past the fingerprint test
+        // both are checked, so that no branch depends on which bucket or slot holds a key.
+        let first_probe =
+            self.segments.probe(low_bits(first.known, first_level) as usize, first.base, broadcast);
+        let second_probe =
+            self.segments.probe(low_bits(second.known, second_level) as usize, second.base, broadcast);
+        ((first_probe.equal | second_probe.equal) != 0
+            && (self.segments.matches(first_probe, (first.known >> first_level) as u32)
+                | self.segments.matches(second_probe, (second.known >> second_level) as u32)))
             || (!self.stash.is_empty()
                 && self.stash.iter().any(|stashed| {
                     Self::stashed_matches(stashed, &first) || Self::stashed_matches(stashed, &second)

@@ -87,6 +87,11 @@ pub(super) struct Segments {
     widths: Widths,
     bucket_bytes: usize,
     lanes: Lanes,
+    /// For the top bit of each fingerprint lane, the shift of its slot's tail field in the
+    /// tails word (other entries unused).
+    tail_shift_of_lane_top: [u32; 64],
+    /// The bits of one tail field.
+    field_mask: u32,
     /// The first bit of a bucket's tail fields: after its four fingerprints.
     tails_at: usize,
     /// The bits of the four tail fields.
@@ -103,6 +108,10 @@ impl Segments {
             widths,
             bucket_bytes: widths.bucket_bytes(),
             lanes: Lanes::new(widths.fingerprint),
+            tail_shift_of_lane_top: std::array::from_fn(|bit| {
+                (bit as u32 / widths.fingerprint).min(SLOTS as u32 - 1) * (widths.tail + 1)
+            }),
+            field_mask: (2 << widths.tail) - 1,
             tails_at: SLOTS * widths.fingerprint as usize,
             tails_mask: (1 << (SLOTS as u32 * (widths.tail + 1))) - 1,
             base_buckets,
@@ -166,21 +175,49 @@ impl Segments {
         (u64::from_le_bytes(*head) & self.lanes.all, (tails >> (self.tails_at % 8)) & self.tails_mask)
     }
 
-    /// `fingerprint` in each of the four fingerprint lanes, for [`holds_fingerprint`](Self::holds_fingerprint).
+    /// `fingerprint` in each of the four fingerprint lanes, for [`probe`](Self::probe).
     #[inline]
     pub(super) fn broadcast(&self, fingerprint: u32) -> u64 {
         self.lanes.ones * u64::from(fingerprint)
     }
 
-    /// Whether any slot of bucket `(base, stream)` holds the fingerprint `broadcast` carries in
-    /// every lane: the lanes of the difference are tested for zero together, as in the "has a
-    /// zero byte" trick but with fingerprint-wide lanes.
+    /// Bucket `(base, stream)` compared with a fingerprint `broadcast` carries in every lane:
+    /// the top bit of each lane whose fingerprint equals it, and the bucket's tail fields. The
+    /// lanes are compared together: adding each lane's low bits to all-ones-but-the-top carries
+    /// into the top bit exactly when a low bit is set, and no carry crosses a lane.
     #[inline]
-    pub(super) fn holds_fingerprint(&self, stream: usize, base: usize, broadcast: u64) -> bool {
-        let Lanes { ones, tops, all } = self.lanes;
-        let (head, _) = self.window(stream, base).split_first_chunk::<8>().expect("8 bytes");
-        let difference = (u64::from_le_bytes(*head) ^ broadcast) & all;
-        difference.wrapping_sub(ones) & !difference & tops != 0
+    pub(super) fn probe(&self, stream: usize, base: usize, broadcast: u64) -> Probe {
+        let Lanes { tops, all, .. } = self.lanes;
+        let (prints, tails) = self.words(stream, base);
+        let difference = prints ^ broadcast;
+        let lows = all & !tops;
+        let nonzero = ((difference & lows) + lows) | difference;
+        Probe { equal: !nonzero & tops, tails }
+    }
+
+    /// Whether a slot of a probed bucket holds the fingerprint and a tail that `key_bits` (the
+    /// key's address bits past the bucket's level) extend. The lowest equal slot is checked
+    /// without branches, so which bucket holds a present key costs no misprediction; the others
+    /// only when there are more, which is rare.
+    #[inline]
+    pub(super) fn matches(&self, probe: Probe, key_bits: u32) -> bool {
+        let equal = probe.equal;
+        let tail_of_lane = |top: u32| {
+            let shift = self.tail_shift_of_lane_top[top as usize & 63];
+            (probe.tails >> shift) as u32 & self.field_mask
+        };
+        let lowest = (equal != 0) & tail_matches(tail_of_lane(equal.trailing_zeros()), key_bits);
+        if lowest || equal & equal.wrapping_sub(1) == 0 {
+            return lowest;
+        }
+        let mut others = equal & equal.wrapping_sub(1);
+        while others != 0 {
+            if tail_matches(tail_of_lane(others.trailing_zeros()), key_bits) {
+                return true;
+            }
+            others &= others - 1;
+        }
+        false
     }
 
     /// The segment of bucket `(base, stream)` and its index there.
@@ -229,6 +266,24 @@ impl Segments {
         entries[slot] = entry;
         self.set_bucket(stream, base, entries);
     }
+}
+
+/// A bucket compared with a fingerprint ([`Segments::probe`]).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Probe {
+    /// The top bit of each fingerprint lane holding the fingerprint.
+    pub(super) equal: u64,
+    /// The bucket's four tail fields.
+    tails: u64,
+}
+
+/// Whether a tail field holds address bits (it is not an empty slot's 0) and they are the
+/// low bits of `key_bits`.
+#[inline]
+pub(super) fn tail_matches(field: u32, key_bits: u32) -> bool {
+    // The marker, the field's top bit (none when the field is 0).
+    let marker = 0x8000_0000u32.checked_shr(field.leading_zeros()).unwrap_or(0);
+    (marker != 0) & ((field ^ key_bits) & marker.wrapping_sub(1) == 0)
 }
 
 /// The masks of a bucket's four fingerprint lanes.

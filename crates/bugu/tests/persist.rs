@@ -416,8 +416,9 @@ fn every_header_field_is_checked() {
     assert!(matches!(changed(8, &[2, 0]), PersistError::UnsupportedVersion { found: 2, supported: 1 }));
     assert!(matches!(changed(10, &[0, 1]), PersistError::UnknownKind(256)));
     assert!(matches!(changed(10, &[2, 0]), PersistError::WrongKind { found: FilterKind::Growable, .. }));
-    // No kind 3: a concurrent filter saves the bytes of a cuckoo filter.
-    assert!(matches!(changed(10, &[3, 0]), PersistError::UnknownKind(3)));
+    assert!(matches!(changed(10, &[3, 0]), PersistError::WrongKind { found: FilterKind::Expanding, .. }));
+    // No kind 4; a concurrent filter has no kind of its own (it saves a cuckoo filter's bytes).
+    assert!(matches!(changed(10, &[4, 0]), PersistError::UnknownKind(4)));
     let invalid = |at, value: &[u8]| match changed(at, value) {
         PersistError::InvalidParameter(which) => which,
         other => panic!("{other}"),

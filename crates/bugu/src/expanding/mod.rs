@@ -42,11 +42,13 @@
 //! maximum.
 
 mod config;
+mod parts;
 mod table;
 #[cfg(test)]
 mod tests;
 
 pub use config::{DEFAULT_MAX_ITEMS, ExpandingBuilder, ExpandingConfigError};
+pub(crate) use parts::{ExpandingFields, MAX_STASH, StashedEntry};
 
 use crate::error::InsertError;
 use crate::hash::{HashFunction, mix13};

@@ -43,7 +43,7 @@ impl Widths {
     }
 
     #[inline]
-    fn bucket_bytes(self) -> usize {
+    pub(super) fn bucket_bytes(self) -> usize {
         (SLOTS * self.entry() as usize).div_ceil(8)
     }
 
@@ -138,6 +138,48 @@ impl Segments {
         let segment = zeroed_buffer::<u8>(bytes.ok_or(AllocFailed { bytes: usize::MAX })?)?;
         self.segments.push(segment);
         Ok(())
+    }
+
+    /// Segments holding `bytes`, the bytes of the buckets in use in linear hashing's order (as
+    /// [`used_bytes`](Self::used_bytes) gives them), a whole number of buckets.
+    pub(super) fn from_used_bytes(
+        widths: Widths,
+        base_buckets: usize,
+        bytes: &[u8],
+    ) -> Result<Self, AllocFailed> {
+        let mut segments = Segments::new(widths, base_buckets)?;
+        let mut rest = bytes;
+        for segment in 0.. {
+            if segment == segments.segments.len() {
+                segments.add_segment()?;
+            }
+            let take = rest.len().min(segments.capacity(segment) * segments.bucket_bytes);
+            let (head, tail) = rest.split_at(take);
+            segments.segments[segment][..take].copy_from_slice(head);
+            rest = tail;
+            if rest.is_empty() {
+                break;
+            }
+        }
+        Ok(segments)
+    }
+
+    /// The bytes of the first `buckets` buckets in linear hashing's order, segment by segment.
+    pub(super) fn used_bytes(&self, buckets: usize) -> impl Iterator<Item = &[u8]> + '_ {
+        let mut left = buckets;
+        self.segments.iter().enumerate().map_while(move |(segment, bytes)| {
+            let used = left.min(self.capacity(segment));
+            left -= used;
+            (used > 0).then(|| &bytes[..used * self.bucket_bytes])
+        })
+    }
+
+    /// Whether bucket `(base, stream)` has a bit set past its four entries (in its last byte).
+    pub(super) fn stray_bits(&self, stream: usize, base: usize) -> bool {
+        let bits = SLOTS as u32 * self.widths.entry();
+        let window = u128::from_le_bytes(*self.window(stream, base));
+        let bucket = window & ((1u128 << (self.bucket_bytes as u32 * 8)) - 1);
+        bucket >> bits != 0
     }
 
     /// Bytes of the segments the kernel backs when `buckets` buckets are in use: every segment

@@ -184,6 +184,15 @@ pub enum InvalidParameter {
         /// The offending value (an `f64`'s bits for rates).
         value: u64,
     },
+    /// An expanding filter's field (kind 3) is out of range, or its content breaks a rule every
+    /// expanding filter keeps.
+    #[error("invalid expanding filter field ({field}): {value}")]
+    Expanding {
+        /// Which field, or which rule.
+        field: &'static str,
+        /// The offending value (an `f64`'s bits for rates, a bucket's index for its content).
+        value: u64,
+    },
     /// A reserved field is not zero.
     #[error("reserved field at byte {offset} must be zero, got {value}")]
     Reserved {

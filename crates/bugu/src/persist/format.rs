@@ -491,7 +491,7 @@ mod tests {
             parse_header(&bad),
             Err(PersistError::UnsupportedVersion { found: 2, supported: 1 })
         ));
-        for code in [0, 3, 9] {
+        for code in [0, 4, 9] {
             let mut bad = header;
             bad[10] = code;
             assert!(matches!(parse_header(&bad), Err(PersistError::UnknownKind(c)) if c == u16::from(code)));

@@ -7,7 +7,8 @@ use std::fmt;
 ///
 /// A [`ConcurrentFilter`](crate::ConcurrentFilter) has no kind of its own: it saves the bytes of
 /// the equivalent cuckoo filter, so that every reader (the `bugu` command, the Redis module, a
-/// [`CuckooView`](crate::CuckooView)) takes them. Other codes, 3 included, are refused as unknown.
+/// [`CuckooView`](crate::CuckooView)) takes them. Codes other than 1, 2 and 3 are refused as
+/// unknown.
 ///
 /// ```
 /// use bugu::persist::FilterKind;
@@ -26,6 +27,8 @@ pub enum FilterKind {
     /// A [`GrowableFilter`](crate::GrowableFilter): its growth settings, then one cuckoo filter
     /// section per level.
     Growable,
+    /// An [`ExpandingFilter`](crate::ExpandingFilter): its fields, its stash and its buckets.
+    Expanding,
 }
 
 impl FilterKind {
@@ -38,6 +41,7 @@ impl FilterKind {
         match self {
             FilterKind::Cuckoo => 1,
             FilterKind::Growable => 2,
+            FilterKind::Expanding => 3,
         }
     }
 
@@ -50,6 +54,7 @@ impl FilterKind {
         match code {
             1 => Some(FilterKind::Cuckoo),
             2 => Some(FilterKind::Growable),
+            3 => Some(FilterKind::Expanding),
             _ => None,
         }
     }
@@ -60,6 +65,7 @@ impl fmt::Display for FilterKind {
         f.write_str(match self {
             FilterKind::Cuckoo => "cuckoo",
             FilterKind::Growable => "growable",
+            FilterKind::Expanding => "expanding",
         })
     }
 }

@@ -44,6 +44,7 @@
 //! the content checks make such a file harmless rather than rejected).
 
 mod error;
+mod expanding;
 mod file;
 mod format;
 mod growable;

@@ -131,6 +131,19 @@ impl<R: Read> Decoder<R> {
         Ok(section.filter(table, true))
     }
 
+    /// Reads `len` bytes of a filter type's own data, allocated as a section's payload is: at
+    /// once when the input is known to hold them, else as they arrive.
+    pub(crate) fn read_bytes(&mut self, len: usize, part: &'static str) -> Result<Vec<u8>, PersistError> {
+        if let Some(available) = self.available
+            && available.saturating_sub(self.offset) < len as u64 + CHECKSUM_LEN as u64
+        {
+            return Err(PersistError::Truncated { offset: available, part });
+        }
+        let mut bytes = self.read_payload(len, self.available.is_some())?;
+        bytes.truncate(len);
+        Ok(bytes)
+    }
+
     /// Reads `payload_len` bytes into a buffer with room for the table's padding (zeroed).
     fn read_payload(&mut self, payload_len: usize, proven: bool) -> Result<Vec<u8>, PersistError> {
         let total = payload_len + PADDING;

@@ -1,0 +1,173 @@
+//! An [`ExpandingFilter`] taken apart into what its persisted form holds, and put back together
+//! with every invariant checked: the file format (`persist/expanding.rs`) reads and writes bytes,
+//! this module says which parts make a valid filter.
+
+use super::table::{MAX_FINGERPRINT_BITS, MAX_TAIL_BITS, Segments, Widths, tail_len};
+use super::{Entry, ExpandingBuilder, ExpandingFilter, mask};
+
+/// The fields of an expanding filter, without its buckets.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ExpandingFields {
+    pub(crate) rate: f64,
+    pub(crate) max_items: u64,
+    pub(crate) seed: u64,
+    pub(crate) fingerprint_bits: u64,
+    pub(crate) tail_bits: u64,
+    pub(crate) base_buckets: u64,
+    pub(crate) level: u64,
+    pub(crate) split: u64,
+    pub(crate) len: u64,
+    pub(crate) rng: u64,
+}
+
+/// A stashed entry: base bucket, known bits, how many, fingerprint.
+pub(crate) type StashedEntry = (u64, u64, u32, u32);
+
+/// The rule a part broke, and the offending value.
+pub(crate) type Broken = (&'static str, u64);
+
+/// The most stashed entries a valid filter holds: inserts split and drain the stash long before.
+pub(crate) const MAX_STASH: u64 = 1 << 16;
+
+impl ExpandingFields {
+    /// Checks the fields alone; gives the bytes the buckets in use take.
+    pub(crate) fn check(&self) -> Result<usize, Broken> {
+        if !(self.rate > 0.0 && self.rate < 1.0) {
+            return Err(("target rate, f64 bits", self.rate.to_bits()));
+        }
+        if self.max_items == 0 {
+            return Err(("declared maximum", 0));
+        }
+        if !(1..=u64::from(MAX_FINGERPRINT_BITS)).contains(&self.fingerprint_bits) {
+            return Err(("fingerprint bits", self.fingerprint_bits));
+        }
+        if self.tail_bits > u64::from(MAX_TAIL_BITS) {
+            return Err(("tail bits", self.tail_bits));
+        }
+        if self.base_buckets < 2 || !self.base_buckets.is_multiple_of(2) || self.base_buckets > 1 << 40 {
+            return Err(("initial bucket count", self.base_buckets));
+        }
+        if self.level + self.tail_bits >= 63 {
+            return Err(("level", self.level));
+        }
+        let round = self
+            .base_buckets
+            .checked_shl(self.level as u32)
+            .filter(|round| round >> self.level == self.base_buckets);
+        let Some(round) = round.filter(|&round| self.split < round) else {
+            return Err(("split pointer", self.split));
+        };
+        let widths = self.widths();
+        (round + self.split)
+            .checked_mul(widths.bucket_bytes() as u64)
+            .and_then(|bytes| usize::try_from(bytes).ok())
+            .ok_or(("bucket count", round + self.split))
+    }
+
+    fn widths(&self) -> Widths {
+        Widths { fingerprint: self.fingerprint_bits as u32, tail: self.tail_bits as u32 }
+    }
+}
+
+impl ExpandingFilter {
+    /// The filter's fields.
+    pub(crate) fn fields(&self) -> ExpandingFields {
+        ExpandingFields {
+            rate: self.rate,
+            max_items: self.max_items,
+            seed: self.seed,
+            fingerprint_bits: u64::from(self.widths.fingerprint),
+            tail_bits: u64::from(self.widths.tail),
+            base_buckets: self.base_buckets as u64,
+            level: u64::from(self.level),
+            split: self.split as u64,
+            len: self.len as u64,
+            rng: self.rng,
+        }
+    }
+
+    /// The stash's entries.
+    pub(crate) fn stashed(&self) -> impl Iterator<Item = StashedEntry> + '_ {
+        self.stash.iter().map(|entry| (entry.base as u64, entry.known, entry.depth, entry.fingerprint))
+    }
+
+    /// The bytes of the buckets in use, in linear hashing's order.
+    pub(crate) fn bucket_bytes(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        self.segments.used_bytes(self.buckets())
+    }
+
+    /// A filter from its parts, if they make a valid one: fields in range ([`ExpandingFields::check`]),
+    /// stashed entries that belong to it, buckets whose entries are well-formed and whose unused
+    /// bits are zero, at most as many items as entries, and a bound within the target.
+    pub(crate) fn from_parts(
+        fields: &ExpandingFields,
+        stash: &[StashedEntry],
+        buckets: &[u8],
+    ) -> Result<Result<Self, Broken>, crate::table::alloc::AllocFailed> {
+        let bytes = match fields.check() {
+            Ok(bytes) => bytes,
+            Err(broken) => return Ok(Err(broken)),
+        };
+        if buckets.len() != bytes {
+            return Ok(Err(("bucket bytes", buckets.len() as u64)));
+        }
+        let builder = ExpandingBuilder {
+            initial_capacity: 1,
+            rate: fields.rate,
+            max_items: fields.max_items,
+            seed: fields.seed,
+        };
+        let mut filter = Self::with_widths(&builder, fields.widths(), fields.base_buckets as usize)?;
+        filter.level = fields.level as u32;
+        filter.split = fields.split as usize;
+        filter.rng = fields.rng;
+        filter.segments = Segments::from_used_bytes(fields.widths(), filter.base_buckets, buckets)?;
+        Ok(filter.adopt(fields.len, stash))
+    }
+
+    /// Checks the buckets and takes the stash and the item count, counting entries and weight.
+    fn adopt(mut self, len: u64, stash: &[StashedEntry]) -> Result<Self, Broken> {
+        let (mut entries, mut weight) = (0u64, 0u128);
+        for (index, (stream, base, level)) in self.buckets_in_use().enumerate() {
+            if self.segments.stray_bits(stream, base) {
+                return Err(("bucket with bits past its entries", index as u64));
+            }
+            for stored in self.segments.bucket(stream, base) {
+                let (fingerprint, field) = self.widths.unpack(stored);
+                if field == 0 {
+                    if fingerprint != 0 {
+                        return Err(("empty slot with a fingerprint", index as u64));
+                    }
+                    continue;
+                }
+                entries += 1;
+                weight += 1u128 << (64 - level - tail_len(field));
+            }
+        }
+        for &(base, known, depth, fingerprint) in stash {
+            // A stashed entry may know fewer bits than the level (stashed during an earlier
+            // round), never more than a bucket's level and a full tail.
+            if base >= self.base_buckets as u64
+                || depth > self.level + 1 + self.widths.tail
+                || known & !mask(depth) != 0
+                || u64::from(fingerprint) > mask(self.widths.fingerprint)
+            {
+                return Err(("stashed entry", base));
+            }
+            let entry = Entry { base: base as usize, known, depth, fingerprint };
+            entries += 1;
+            weight += 1u128 << (64 - depth);
+            self.stash.push(entry);
+        }
+        if len > entries {
+            return Err(("item count above the entries", len));
+        }
+        if weight > self.weight_limit {
+            return Err(("entries whose bound passes the target", entries));
+        }
+        self.len = len as usize;
+        self.entries = entries as usize;
+        self.weight = weight;
+        Ok(self)
+    }
+}

@@ -1,0 +1,209 @@
+//! The expanding filter's file (kind 3): round trips at random points of growth, hostile bytes,
+//! and a golden file that pins the format.
+
+use bugu::{ExpandingFilter, Filter, FilterMut, PersistError};
+use proptest::prelude::*;
+
+fn grown(initial: usize, items: u64, seed: u64) -> ExpandingFilter {
+    let mut filter = ExpandingFilter::builder().initial_capacity(initial).seed(seed).build().unwrap();
+    for i in 0..items {
+        filter.insert(&i).unwrap();
+    }
+    filter
+}
+
+/// Every answer the two filters give for `probes` keys is the same, and so are their bytes.
+fn assert_same(filter: &ExpandingFilter, copy: &ExpandingFilter, probes: u64) {
+    assert_eq!(copy.len(), filter.len());
+    assert_eq!(copy.stats().tail_histogram, filter.stats().tail_histogram);
+    assert_eq!(copy.stats().rate_bound, filter.stats().rate_bound);
+    for key in 0..probes {
+        assert_eq!(copy.contains(&key), filter.contains(&key), "key {key}");
+        assert_eq!(copy.count(&key), filter.count(&key), "key {key}");
+    }
+    assert_eq!(copy.to_bytes(), filter.to_bytes());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// Saved at any point of growth (mid-round, with twins, after removals), the filter reads
+    /// back with identical answers, by bytes and by stream, and goes on identically.
+    #[test]
+    fn reads_back_identically_at_any_point(items in 0u64..6_000, removed in 0u64..500, seed: u64) {
+        let mut filter = grown(64, items, seed);
+        for key in (0..items).step_by(7).take(removed as usize) {
+            prop_assert!(filter.remove(&key));
+        }
+        let bytes = filter.to_bytes();
+        prop_assert_eq!(bytes.len(), filter.serialized_len());
+        let copy = ExpandingFilter::from_bytes(&bytes).unwrap();
+        assert_same(&filter, &copy, items + 1_000);
+        let mut streamed = ExpandingFilter::read_from(&bytes[..]).unwrap();
+        assert_same(&filter, &streamed, 0);
+        // Both go on the same way: the random state is saved too.
+        for key in items..items + 2_000 {
+            filter.insert(&key).unwrap();
+            streamed.insert(&key).unwrap();
+        }
+        prop_assert_eq!(streamed.to_bytes(), filter.to_bytes());
+    }
+}
+
+#[test]
+fn a_file_saved_and_loaded_answers_as_the_filter_did() {
+    let filter = grown(100, 20_000, 7);
+    let path = std::env::temp_dir().join(format!("bugu-expanding-{}", std::process::id()));
+    filter.save(&path).unwrap();
+    let loaded = ExpandingFilter::load(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    assert_same(&filter, &loaded, 30_000);
+}
+
+#[test]
+fn every_truncation_is_refused() {
+    let bytes = grown(16, 300, 1).to_bytes();
+    for len in 0..bytes.len() {
+        let err = ExpandingFilter::from_bytes(&bytes[..len]).unwrap_err();
+        assert!(matches!(err, PersistError::Truncated { .. } | PersistError::BadMagic), "{len} bytes: {err}");
+        assert!(ExpandingFilter::read_from(&bytes[..len]).is_err());
+    }
+}
+
+/// Re-seals `bytes` (the checksum recomputed), so a change reaches the field and content checks.
+fn sealed(mut bytes: Vec<u8>) -> Vec<u8> {
+    let body = bytes.len() - 8;
+    let checksum = xxhash_rust::xxh3::xxh3_64(&bytes[..body]);
+    bytes[body..].copy_from_slice(&checksum.to_le_bytes());
+    bytes
+}
+
+#[test]
+fn every_changed_byte_is_refused_or_read_as_a_valid_filter() {
+    let filter = grown(16, 400, 3);
+    let bytes = filter.to_bytes();
+    for at in 0..bytes.len() - 8 {
+        for flip in [0x01u8, 0x80, 0xff] {
+            let mut changed = bytes.clone();
+            changed[at] ^= flip;
+            // Unsealed: the checksum catches it.
+            assert!(ExpandingFilter::from_bytes(&changed).is_err(), "byte {at}");
+            // Sealed: refused, or a filter that holds what its bytes say and works.
+            if let Ok(mut copy) = ExpandingFilter::from_bytes(&sealed(changed)) {
+                assert_eq!(
+                    copy.stats().tail_histogram.iter().sum::<usize>() + copy.stats().stash,
+                    copy.stats().entries
+                );
+                for key in 0..200u64 {
+                    let _ = copy.contains(&key);
+                    if copy.insert(&(key + 1_000_000)).is_ok() {
+                        assert!(copy.contains(&(key + 1_000_000)));
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn hostile_fields_are_refused_before_anything_is_allocated() {
+    let bytes = grown(16, 100, 5).to_bytes();
+    let field = |index: usize, value: u64| {
+        let mut changed = bytes.clone();
+        changed[16 + 8 * index..24 + 8 * index].copy_from_slice(&value.to_le_bytes());
+        ExpandingFilter::from_bytes(&sealed(changed)).unwrap_err()
+    };
+    for (index, value) in [
+        (0, 2f64.to_bits()), // rate
+        (1, 0),              // declared maximum
+        (3, 0),              // fingerprint bits
+        (3, 17),
+        (4, 14), // tail bits
+        (5, 3),  // odd initial bucket count
+        (5, 1 << 50),
+        (6, 60),        // level
+        (7, u64::MAX),  // split pointer
+        (8, u64::MAX),  // items
+        (10, u64::MAX), // stash length
+    ] {
+        let err = field(index, value);
+        assert!(
+            matches!(err, PersistError::InvalidParameter(_) | PersistError::Truncated { .. }),
+            "field {index} = {value}: {err}"
+        );
+    }
+}
+
+#[test]
+fn content_that_breaks_a_rule_is_refused() {
+    use bugu::persist::InvalidParameter;
+    // The default widths for 0.001 up to 2^32 items: 10-bit fingerprints, 8-bit tails, so
+    // 10-byte buckets whose last 4 bits are unused. An empty filter: every bucket is zero.
+    let bytes = ExpandingFilter::new(10).unwrap().to_bytes();
+    let first_bucket = 16 + 88;
+    let refused = |at: usize, value: u8| {
+        let mut changed = bytes.clone();
+        changed[at] = value;
+        match ExpandingFilter::from_bytes(&sealed(changed)) {
+            Err(PersistError::InvalidParameter(InvalidParameter::Expanding { field, .. })) => field,
+            other => panic!("byte {at} = {value}: {other:?}"),
+        }
+    };
+    assert_eq!(refused(first_bucket, 1), "empty slot with a fingerprint");
+    assert_eq!(refused(first_bucket + 9, 0x80), "bucket with bits past its entries");
+    assert_eq!(refused(80, 1), "item count above the entries");
+    // A tail field (marker only) makes the slot an entry: then the same file is valid.
+    let mut entry = bytes.clone();
+    entry[first_bucket + 5] = 1; // bit 40: the first tail field's lowest bit
+    entry[80] = 1;
+    let filter = ExpandingFilter::from_bytes(&sealed(entry)).unwrap();
+    assert_eq!((filter.len(), filter.stats().entries), (1, 1));
+}
+
+#[test]
+fn other_kinds_are_refused() {
+    let cuckoo = bugu::CuckooFilter::new(10).unwrap().to_bytes();
+    assert!(matches!(ExpandingFilter::from_bytes(&cuckoo), Err(PersistError::WrongKind { .. })));
+    let expanding = ExpandingFilter::new(10).unwrap().to_bytes();
+    assert!(matches!(bugu::CuckooFilter::from_bytes(&expanding), Err(PersistError::WrongKind { .. })));
+    assert_eq!(bugu::persist::FilterKind::detect(&expanding).unwrap(), bugu::persist::FilterKind::Expanding);
+}
+
+/// Written by the first version of kind 3 (`BUGU_BLESS=1` writes it when missing): read back,
+/// answering as the same filter built now, and written back byte for byte.
+#[test]
+fn the_golden_file_reads_back_and_rewrites_identically() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/expanding_default.bugu");
+    let build = || {
+        let mut filter =
+            ExpandingFilter::builder().initial_capacity(50).max_items(1 << 20).seed(11).build().unwrap();
+        for i in 0..2_000u64 {
+            filter.insert(&format!("item_{i}")).unwrap();
+        }
+        for i in (0..2_000u64).step_by(5) {
+            assert!(filter.remove(&format!("item_{i}")));
+        }
+        filter
+    };
+    if std::env::var_os("BUGU_BLESS").is_some() && !path.exists() {
+        build().save(&path).unwrap();
+    }
+    let bytes = std::fs::read(&path).unwrap();
+    // Decoded by hand from docs/format.md: header, kind 3, the fields.
+    assert_eq!(&bytes[..8], b"\x89BUGU\r\n\x1a");
+    assert_eq!(u16::from_le_bytes([bytes[10], bytes[11]]), 3);
+    let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
+    assert_eq!(f64::from_bits(u64_at(16)), 0.001);
+    assert_eq!(u64_at(24), 1 << 20);
+    assert_eq!(u64_at(32), 11);
+    assert_eq!(u64_at(80), 1_600);
+    let filter = ExpandingFilter::from_bytes(&bytes).unwrap();
+    assert_eq!(filter.to_bytes(), bytes);
+    assert_same(&build(), &filter, 0);
+    for i in 0..2_000u64 {
+        let key = format!("item_{i}");
+        if i % 5 != 0 {
+            assert!(filter.contains(&key), "{key}");
+        }
+    }
+}

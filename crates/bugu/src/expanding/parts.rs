@@ -140,15 +140,20 @@ impl ExpandingFilter {
                     }
                     continue;
                 }
+                // No entry knows more than the bits inserts give at the lower level: one that
+                // did could not be written back at that level when moved to its other bucket.
+                if level + tail_len(field) > self.level + self.widths.tail {
+                    return Err(("entry knowing more bits than the level gives", index as u64));
+                }
                 entries += 1;
                 weight += 1u128 << (64 - level - tail_len(field));
             }
         }
         for &(base, known, depth, fingerprint) in stash {
             // A stashed entry may know fewer bits than the level (stashed during an earlier
-            // round), never more than a bucket's level and a full tail.
+            // round), never more than inserts give at the lower level.
             if base >= self.base_buckets as u64
-                || depth > self.level + 1 + self.widths.tail
+                || depth > self.level + self.widths.tail
                 || known & !mask(depth) != 0
                 || u64::from(fingerprint) > mask(self.widths.fingerprint)
             {

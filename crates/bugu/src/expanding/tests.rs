@@ -22,12 +22,21 @@ fn check_invariants(filter: &ExpandingFilter) {
             if stored != 0 {
                 let entry = filter.decode(stream, base, level, stored);
                 assert!(entry.depth >= filter.level, "an entry knows the lower level's bits");
-                assert!(entry.depth - level <= filter.widths.tail);
+                assert!(
+                    entry.depth <= filter.level + filter.widths.tail,
+                    "no entry knows more than inserts give"
+                );
                 weight += 1u128 << (64 - entry.depth);
             }
         }
     }
-    weight += filter.stash.iter().map(|entry| 1u128 << (64 - entry.depth)).sum::<u128>();
+    for entry in &filter.stash {
+        assert!(
+            entry.depth <= filter.level + filter.widths.tail,
+            "no stashed entry knows more than inserts give"
+        );
+        weight += 1u128 << (64 - entry.depth);
+    }
     assert_eq!(weight, filter.weight, "the weight is the sum over entries");
 }
 

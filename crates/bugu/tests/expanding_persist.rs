@@ -122,6 +122,7 @@ fn hostile_fields_are_refused_before_anything_is_allocated() {
         (5, 3),  // odd initial bucket count
         (5, 1 << 50),
         (6, 60),        // level
+        (6, u64::MAX),  // found by the fuzzer: level plus tail bits overflowed
         (7, u64::MAX),  // split pointer
         (8, u64::MAX),  // items
         (10, u64::MAX), // stash length

@@ -47,7 +47,7 @@ impl ExpandingFields {
         if self.base_buckets < 2 || !self.base_buckets.is_multiple_of(2) || self.base_buckets > 1 << 40 {
             return Err(("initial bucket count", self.base_buckets));
         }
-        if self.level + self.tail_bits >= 63 {
+        if self.level >= 63 - self.tail_bits {
             return Err(("level", self.level));
         }
         let round = self
@@ -58,10 +58,11 @@ impl ExpandingFields {
             return Err(("split pointer", self.split));
         };
         let widths = self.widths();
-        (round + self.split)
+        let buckets = round.checked_add(self.split).ok_or(("split pointer", self.split))?;
+        buckets
             .checked_mul(widths.bucket_bytes() as u64)
             .and_then(|bytes| usize::try_from(bytes).ok())
-            .ok_or(("bucket count", round + self.split))
+            .ok_or(("bucket count", buckets))
     }
 
     fn widths(&self) -> Widths {

@@ -3,11 +3,12 @@
 //! per item averaged over those sizes).
 //!
 //! Timing one insert reads the clock twice around it, so each figure includes the clock's own
-//! cost (tens of nanoseconds for the wall clock, more for the thread CPU clock): the slowest
-//! inserts are microseconds and more, where that cost does not matter, but the percentiles of a
-//! cheap insert carry it.
+//! cost; [`clock_cost_ns`] measures that cost in the same run, for the report to print beside
+//! the figures.
 
 use std::time::Duration;
+
+use crate::timing::Clock;
 
 /// What one insert-by-insert pass measured.
 #[derive(Debug, Clone, PartialEq)]
@@ -67,6 +68,13 @@ pub fn bits_per_item(bytes: usize, items: usize) -> f64 {
     bytes as f64 * 8.0 / items.max(1) as f64
 }
 
+/// The median time `clock` reports around nothing, over `samples` readings: what each
+/// per-insert figure includes beyond the insert.
+pub fn clock_cost_ns(clock: Clock, samples: usize) -> u64 {
+    let mut times: Vec<u64> = (0..samples).map(|_| nanos(clock.time(|| ()).0)).collect();
+    percentile(&mut times, 0.5).unwrap_or(0)
+}
+
 /// A duration in whole ns, saturating.
 pub fn nanos(elapsed: Duration) -> u64 {
     u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX)
@@ -112,5 +120,6 @@ mod tests {
         assert_eq!(sample_sizes(100_000_000).len(), 4);
         assert_eq!(bits_per_item(1_000, 400), 20.0);
         assert_eq!(nanos(Duration::from_micros(3)), 3_000);
+        assert!(clock_cost_ns(Clock::Wall, 101) < 1_000_000, "reading the clock takes under 1 ms");
     }
 }

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use bugu_bench::growth::profile::InsertProfile;
+use bugu_bench::growth::profile::{InsertProfile, clock_cost_ns};
 use bugu_bench::growth::rows::{ROWS, Row};
 use bugu_bench::run::Measurement;
 use bugu_bench::targets::{RatioRow, table_worded};
@@ -70,13 +70,15 @@ pub(crate) fn render(
         out,
         "\nInsert ns is the amortized time of the timed fill. The slowest insert and the 99.9th \
          percentile come from a second fill of each one-by-one row with every insert timed on its \
-         own ({}); each includes the clock's own cost (tens of ns for the wall clock). Batched rows \
+         own ({}); each includes the clock's own cost, {} ns (median of 10,001 readings around \
+         nothing, this run). Batched rows \
          insert in batches and have no per-insert figures. Bits/item averaged: the mean of the bits \
          per item when the filter held {} items (memory_bytes() sampled during that fill); for the \
          pre-sized CuckooFilter, the mean over filters pre-sized for each of those sizes (what a \
          user who knew the size would hold; the filter sized for all keys would count its empty \
          table at the small sizes).",
         cli.clock.describe(),
+        clock_cost_ns(cli.clock, 10_001),
         if sizes_text.is_empty() {
             "no sampled size (fewer than 10^4 keys)".to_string()
         } else {

@@ -12,10 +12,6 @@ use super::svg::{Chart, Series};
 use crate::timing::{Clock, median, ns_per_op};
 use crate::workload::{Workload, u64_keys};
 
-/// Each timed sample covers at least this many lookups (small filters repeat their lookup
-/// loop), so a sample is never a handful of microseconds.
-const MIN_LOOKUPS_PER_SAMPLE: usize = 1 << 20;
-
 /// `count` sizes from `low` to `high`, evenly spaced on a log scale, rounded.
 pub fn log_sizes(low: usize, high: usize, count: usize) -> Vec<usize> {
     let (a, b) = ((low.max(1) as f64).ln(), (high.max(low).max(1) as f64).ln());
@@ -34,6 +30,9 @@ pub struct CurveSettings {
     pub max_items: usize,
     /// At most this many keys per lookup mix.
     pub max_lookups: usize,
+    /// Each timed sample covers at least this many lookups (small filters repeat their lookup
+    /// loop), so a sample is never a handful of microseconds.
+    pub min_sample: usize,
     /// Timed repeats (interleaved); medians are kept.
     pub repeats: usize,
     /// The clock.
@@ -89,7 +88,7 @@ pub fn measure(size: usize, settings: &CurveSettings) -> CurvePoint {
         lost += usize::from(grown.insert(key).is_err()) + usize::from(fixed.insert(key).is_err());
     }
     let mixes = [&workload.lookups[0], &workload.lookups[2]];
-    let passes = (MIN_LOOKUPS_PER_SAMPLE / lookups).max(1);
+    let passes = (settings.min_sample / lookups).max(1);
     let mut times: [[Vec<f64>; 2]; 2] = Default::default();
     for _ in 0..settings.repeats.max(1) {
         for (m, keys) in mixes.iter().enumerate() {
@@ -160,6 +159,7 @@ mod tests {
             fpr: 0.001,
             max_items: 1 << 20,
             max_lookups: 1_000,
+            min_sample: 2_000,
             repeats: 1,
             clock: Clock::Wall,
             seed: 7,

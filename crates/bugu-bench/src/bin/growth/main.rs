@@ -116,6 +116,9 @@ struct Cli {
     /// The curve's largest size (its smallest is 10^3).
     #[arg(long, default_value = "1e7", value_parser = parse_count)]
     curve_max: usize,
+    /// Lookups each timed sample of the curve covers at least (small sizes repeat their loop).
+    #[arg(long, default_value = "1048576", value_parser = parse_count)]
+    curve_sample: usize,
     /// Where the reports (growth.md; growth-curve.md and growth-curve.svg) go.
     #[arg(long, default_value = "target/bench-results")]
     out_dir: PathBuf,
@@ -209,6 +212,7 @@ fn run_curve(cli: &Cli) -> (String, bool) {
         fpr: cli.fpr,
         max_items: cli.max_items,
         max_lookups: cli.max_lookups,
+        min_sample: cli.curve_sample,
         repeats: cli.repeats,
         clock: cli.clock,
         seed: cli.seed,
@@ -246,12 +250,13 @@ fn run_curve(cli: &Cli) -> (String, bool) {
     let (ratios, met) = table_worded(&ratio_rows, &cli.targets, ["met", "missed"]);
     let text = format!(
         "ExpandingFilter grown from {} (declared maximum {}) / CuckooFilter pre-sized for each size; \
-         p = {}; lookups one by one, at most {} keys per mix, each sample at least 2^20 lookups; \
+         p = {}; lookups one by one, at most {} keys per mix, each sample at least {} lookups; \
          median of {} interleaved repeats; {}.\n\n{}\n{ratios}\n{met} targets met.\n\n{chart_note}\n",
         cli.initial,
         cli.max_items,
         cli.fpr,
         cli.max_lookups,
+        cli.curve_sample,
         cli.repeats.max(1),
         cli.clock.describe(),
         curve::table(&points),

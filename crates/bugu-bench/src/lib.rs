@@ -5,6 +5,7 @@
 //! - [`contender`]: the [`Contender`](contender::Contender) trait and one implementation per crate;
 //! - [`timing`] and [`run`]: timed phases, repeated, medians; correctness checks outside the
 //!   timed loops;
+//! - [`growth`]: the `growth` binary's rows, per-insert profile, ratio curve and its chart;
 //! - [`compare`]: rows × sizes; [`seed_table`]: the Bloom-vs-cuckoo table;
 //! - [`report`]: markdown, CSV and SVG charts;
 //! - [`cli`]: argument parsing shared by the binaries; [`targets`]: the ratios the reports print,
@@ -23,6 +24,7 @@ pub mod cli;
 pub mod compare;
 pub mod contender;
 pub mod fastfilter_cpp;
+pub mod growth;
 pub mod insert_kernels;
 pub mod lookup_kernels;
 pub mod machine;

@@ -116,16 +116,17 @@ pub struct RatioRow<'a> {
     pub per_round: Vec<f64>,
 }
 
-/// The verdict of one row: `pass` or `FAIL` where a target names it and it was measured.
-fn verdict(row: &RatioRow<'_>, target: Option<&Target>) -> &'static str {
+/// The verdict of one row: `words[0]` (met) or `words[1]` (missed) where a target names it and
+/// it was measured.
+fn verdict<'w>(row: &RatioRow<'_>, target: Option<&Target>, words: [&'w str; 2]) -> &'w str {
     match (target, row.value) {
         (None, _) => "",
         (Some(_), None) => "not measured",
         (Some(target), Some(value)) => {
             if target.met(value, &row.per_round) {
-                "pass"
+                words[0]
             } else {
-                "FAIL"
+                words[1]
             }
         }
     }
@@ -134,13 +135,18 @@ fn verdict(row: &RatioRow<'_>, target: Option<&Target>) -> &'static str {
 /// The ratios as a markdown table — ratio, value, per round, target, verdict — with the targets
 /// that name them; rows can follow (same five columns). Also returns how many targets were met.
 pub fn table(rows: &[RatioRow<'_>], targets: &[Target]) -> (String, usize) {
+    table_worded(rows, targets, ["pass", "FAIL"])
+}
+
+/// [`table`] with its own words for a target met and missed (e.g. `["met", "missed"]`).
+pub fn table_worded(rows: &[RatioRow<'_>], targets: &[Target], words: [&str; 2]) -> (String, usize) {
     let mut out = String::from("| ratio | value (of the medians) | per round | target | verdict |\n");
     out.push_str("|---|---:|---|---:|---|\n");
     let mut met = 0;
     for row in rows {
         let target = targets.iter().find(|t| t.name == row.name);
-        let verdict = verdict(row, target);
-        met += usize::from(verdict == "pass");
+        let verdict = verdict(row, target, words);
+        met += usize::from(verdict == words[0]);
         let value = row.value.map_or_else(|| "n/a".to_string(), |v| format!("{v:.2}"));
         let per_round: Vec<String> = row.per_round.iter().map(|r| format!("{r:.2}")).collect();
         let _ = writeln!(
@@ -194,5 +200,12 @@ mod tests {
         );
         assert!(text.contains("| a / b (`z`) | n/a | 0.40, 0.60 | >= 2.00 | not measured |"), "{text}");
         assert!(text.contains("| a / b (`w`) | 1.00 | 0.40, 0.60 |  |  |"), "{text}");
+        let (text, met) =
+            table_worded(&[row("x", Some(0.5)), row("y", Some(0.5))], &targets, ["met", "missed"]);
+        assert_eq!(met, 1);
+        assert!(
+            text.contains("| <= 0.50 | met |") && text.contains("(and in every round) | missed |"),
+            "{text}"
+        );
     }
 }

@@ -7,6 +7,8 @@
 
 use std::hint::black_box;
 
+use crate::growth::profile::{InsertProfile, bits_per_item, nanos};
+use crate::timing::Clock;
 use crate::workload::Key;
 
 mod atomic;
@@ -62,6 +64,24 @@ pub trait Contender<K: Key> {
     /// How many of `keys` are reported absent: the (untimed) false-negative check.
     fn count_absent(&self, keys: &[K]) -> usize {
         keys.iter().filter(|key| !self.contains(key)).count()
+    }
+
+    /// Inserts `keys` one at a time, each insert timed on its own by `clock`, and after the
+    /// `size`-th insert for each `size` in `sizes` samples [`memory_bytes`](Self::memory_bytes)
+    /// (outside the timed calls): the growth benchmark's slowest inserts and bits per item by size.
+    fn insert_profiled(&mut self, keys: &[K], clock: Clock, sizes: &[usize]) -> InsertProfile {
+        let mut times = Vec::with_capacity(keys.len());
+        let mut bits_at = Vec::with_capacity(sizes.len());
+        let mut failed = 0;
+        for (i, key) in keys.iter().enumerate() {
+            let (elapsed, refused) = clock.time(|| self.insert_all(std::slice::from_ref(key)));
+            times.push(nanos(elapsed));
+            failed += refused.len();
+            if sizes.contains(&(i + 1)) {
+                bits_at.push((i + 1, bits_per_item(self.memory_bytes(), i + 1)));
+            }
+        }
+        InsertProfile::new(&mut times, bits_at, failed)
     }
 
     /// Removes one copy of each key; returns how many were not found, or `None` if the filter
@@ -181,6 +201,16 @@ impl Kind {
             Kind::Xorf => Box::new(xorf::Xorf::new()),
         }
     }
+}
+
+/// `qfilter`'s resizeable filter, grown from `initial` items up to a declared `max` at `fpr` (the
+/// growth benchmark's row; the comparison tables use the fixed-size [`Kind::QFilter`]).
+pub fn qfilter_resizeable<'k, K: Key + 'k>(
+    initial: usize,
+    max: usize,
+    fpr: f64,
+) -> Box<dyn Contender<K> + 'k> {
+    Box::new(qfilter::QFilter::resizeable(initial, max, fpr))
 }
 
 /// Percentage with enough digits for small rates ("0.4%", "0.05%").

@@ -20,6 +20,13 @@ impl QFilter {
             .expect("qfilter supports the capacities and rates the command line accepts");
         QFilter { filter, fpr: settings.fpr }
     }
+
+    /// `Filter::new_resizeable(initial, max, p)`: grows by doubling when full, up to `max`.
+    pub(super) fn resizeable(initial: usize, max: usize, fpr: f64) -> Self {
+        let filter = qfilter::Filter::new_resizeable(initial as u64, max.max(initial) as u64, fpr)
+            .expect("qfilter supports the capacities and rates the command line accepts");
+        QFilter { filter, fpr }
+    }
 }
 
 impl<K: Key> Contender<K> for QFilter {

@@ -6,7 +6,7 @@ use super::table::{MAX_FINGERPRINT_BITS, MAX_TAIL_BITS, Segments, Widths, tail_l
 use super::{Entry, ExpandingBuilder, ExpandingFilter, mask};
 
 /// The fields of an expanding filter, without its buckets.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct ExpandingFields {
     pub(crate) rate: f64,
     pub(crate) max_items: u64,

@@ -22,13 +22,62 @@ use super::error::{InvalidParameter, PersistError};
 use super::file::{open, save_atomically};
 use super::format::{CHECKSUM_LEN, Flags, HEADER_LEN, expect_kind};
 use super::kind::FilterKind;
-use super::reader::Decoder;
+use super::reader::{Decoder, whole};
 use super::writer::Encoder;
 
 /// Bytes of the expanding filter's fields, after the header.
 const FIELDS_LEN: usize = 88;
 /// Bytes of one stashed entry.
 const STASHED_LEN: usize = 24;
+
+/// The fields in their order in the file, the stash length last.
+fn to_words(fields: &ExpandingFields, stash_len: u64) -> [u64; FIELDS_LEN / 8] {
+    let ExpandingFields {
+        rate,
+        max_items,
+        seed,
+        fingerprint_bits,
+        tail_bits,
+        base_buckets,
+        level,
+        split,
+        len,
+        rng,
+    } = *fields;
+    [
+        rate.to_bits(),
+        max_items,
+        seed,
+        fingerprint_bits,
+        tail_bits,
+        base_buckets,
+        level,
+        split,
+        len,
+        rng,
+        stash_len,
+    ]
+}
+
+/// The fields and the stash length from the words [`to_words`] writes.
+fn from_words(words: [u64; FIELDS_LEN / 8]) -> (ExpandingFields, u64) {
+    let [rate, max_items, seed, fingerprint_bits, tail_bits, base_buckets, level, split, len, rng, stash_len] =
+        words;
+    let rate = f64::from_bits(rate);
+    let fields = ExpandingFields {
+        rate,
+        max_items,
+        seed,
+        fingerprint_bits,
+        tail_bits,
+        base_buckets,
+        level,
+        split,
+        len,
+        rng,
+    };
+    (fields, stash_len)
+}
 
 fn invalid((field, value): (&'static str, u64)) -> PersistError {
     InvalidParameter::Expanding { field, value }.into()
@@ -84,32 +133,7 @@ impl ExpandingFilter {
     fn encode_file<W: Write>(&self, writer: W) -> io::Result<W> {
         let flags = Flags { key_encoding: KeyEncoding::Canonical, skipped_inserts: false };
         let mut encoder = Encoder::new(writer, FilterKind::Expanding, flags)?;
-        let ExpandingFields {
-            rate,
-            max_items,
-            seed,
-            fingerprint_bits,
-            tail_bits,
-            base_buckets,
-            level,
-            split,
-            len,
-            rng,
-        } = self.fields();
-        let stash_len = self.stashed().count() as u64;
-        for field in [
-            rate.to_bits(),
-            max_items,
-            seed,
-            fingerprint_bits,
-            tail_bits,
-            base_buckets,
-            level,
-            split,
-            len,
-            rng,
-            stash_len,
-        ] {
+        for field in to_words(&self.fields(), self.stashed().count() as u64) {
             encoder.write_u64(field)?;
         }
         for (base, known, depth, fingerprint) in self.stashed() {
@@ -145,12 +169,7 @@ impl ExpandingFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, PersistError> {
-        let len = bytes.len() as u64;
-        let (filter, consumed) = Self::decode_file(bytes, Some(len))?;
-        if consumed < len {
-            return Err(PersistError::TrailingBytes(len - consumed));
-        }
-        Ok(filter)
+        whole(Self::decode_file, bytes, bytes.len() as u64)
     }
 
     /// Saves the filter to `path` atomically (see [`CuckooFilter::save`](crate::CuckooFilter::save)).
@@ -177,11 +196,7 @@ impl ExpandingFilter {
     /// [`from_bytes`](Self::from_bytes) does; the file's length bounds what is allocated.
     pub fn load(path: impl AsRef<Path>) -> Result<Self, PersistError> {
         let (reader, len) = open(path.as_ref())?;
-        let (filter, consumed) = Self::decode_file(reader, Some(len))?;
-        if consumed < len {
-            return Err(PersistError::TrailingBytes(len - consumed));
-        }
-        Ok(filter)
+        whole(Self::decode_file, reader, len)
     }
 
     /// Reads and validates one expanding filter; also returns the bytes consumed.
@@ -192,31 +207,7 @@ impl ExpandingFilter {
         for field in &mut raw {
             *field = decoder.read_u64("expanding filter fields")?;
         }
-        let [
-            rate,
-            max_items,
-            seed,
-            fingerprint_bits,
-            tail_bits,
-            base_buckets,
-            level,
-            split,
-            len,
-            rng,
-            stash_len,
-        ] = raw;
-        let fields = ExpandingFields {
-            rate: f64::from_bits(rate),
-            max_items,
-            seed,
-            fingerprint_bits,
-            tail_bits,
-            base_buckets,
-            level,
-            split,
-            len,
-            rng,
-        };
+        let (fields, stash_len) = from_words(raw);
         // Everything that sizes a read is checked before the read.
         let bucket_bytes = fields.check().map_err(invalid)?;
         if stash_len > MAX_STASH {

@@ -17,7 +17,7 @@ use std::path::Path;
 use crate::filter::{CuckooFilter, CuckooFilterIn};
 
 use super::error::PersistError;
-use super::reader::read_cuckoo;
+use super::reader::{read_cuckoo, whole};
 use target::Destination;
 
 /// Buffer size for file writes and reads.
@@ -124,11 +124,7 @@ impl CuckooFilter {
     /// ```
     pub fn load(path: impl AsRef<Path>) -> Result<Self, PersistError> {
         let (reader, len) = open(path.as_ref())?;
-        let (filter, consumed) = read_cuckoo(reader, Some(len))?;
-        if consumed < len {
-            return Err(PersistError::TrailingBytes(len - consumed));
-        }
-        Ok(filter)
+        whole(read_cuckoo, reader, len)
     }
 }
 

@@ -22,7 +22,7 @@ use super::error::{InvalidParameter, PersistError};
 use super::file::{open, save_atomically};
 use super::format::{Flags, HEADER_LEN, expect_kind};
 use super::kind::FilterKind;
-use super::reader::Decoder;
+use super::reader::{Decoder, whole};
 use super::writer::Encoder;
 
 /// Bytes of the growable filter's own fields, after the header.
@@ -147,12 +147,7 @@ impl GrowableFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, PersistError> {
-        let len = bytes.len() as u64;
-        let (filter, consumed) = Self::decode(bytes, Some(len))?;
-        if consumed < len {
-            return Err(PersistError::TrailingBytes(len - consumed));
-        }
-        Ok(filter)
+        whole(Self::decode, bytes, bytes.len() as u64)
     }
 
     /// Saves the filter to `path` atomically (see [`CuckooFilter::save`]).
@@ -187,11 +182,7 @@ impl GrowableFilter {
     /// ```
     pub fn load(path: impl AsRef<Path>) -> Result<Self, PersistError> {
         let (reader, len) = open(path.as_ref())?;
-        let (filter, consumed) = Self::decode(reader, Some(len))?;
-        if consumed < len {
-            return Err(PersistError::TrailingBytes(len - consumed));
-        }
-        Ok(filter)
+        whole(Self::decode, reader, len)
     }
 
     /// Reads and validates one growable filter; also returns the bytes consumed.

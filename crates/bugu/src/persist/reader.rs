@@ -187,6 +187,21 @@ impl<R: Read> Decoder<R> {
     }
 }
 
+/// Decodes the one filter a whole input of `len` bytes holds (a file, a buffer) with `decode`,
+/// given the input and its length: bytes left after the filter are an error here, where a stream
+/// reader stops after one filter and leaves them for the next.
+pub(crate) fn whole<T, R: Read>(
+    decode: impl FnOnce(R, Option<u64>) -> Result<(T, u64), PersistError>,
+    input: R,
+    len: u64,
+) -> Result<T, PersistError> {
+    let (filter, consumed) = decode(input, Some(len))?;
+    if consumed < len {
+        return Err(PersistError::TrailingBytes(len - consumed));
+    }
+    Ok(filter)
+}
+
 /// Reads one whole cuckoo filter file; `available` as in [`Decoder::new`]. Returns the filter and
 /// the bytes consumed.
 pub(crate) fn read_cuckoo<R: Read>(

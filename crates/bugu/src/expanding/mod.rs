@@ -602,8 +602,8 @@ impl Filter for ExpandingFilter {
         let second_probe =
             self.segments.probe(low_bits(second.known, second_level) as usize, second.base, broadcast);
         ((first_probe.equal | second_probe.equal) != 0
-            && (self.segments.matches(first_probe, (first.known >> first_level) as u32)
-                | self.segments.matches(second_probe, (second.known >> second_level) as u32)))
+            && (self.segments.probe_holds(first_probe, (first.known >> first_level) as u32)
+                | self.segments.probe_holds(second_probe, (second.known >> second_level) as u32)))
             || (!self.stash.is_empty()
                 && self.stash.iter().any(|stashed| {
                     Self::stashed_matches(stashed, &first) || Self::stashed_matches(stashed, &second)

@@ -217,7 +217,7 @@ impl Segments {
         (u64::from_le_bytes(*head) & self.lanes.all, (tails >> (self.tails_at % 8)) & self.tails_mask)
     }
 
-    /// `fingerprint` in each of the four fingerprint lanes, for [`probe`](Self::probe).
+    /// `fingerprint` in each of the four fingerprint lanes, for [`probe`](Self::probe) and [`probe_holds`](Self::probe_holds).
     #[inline]
     pub(super) fn broadcast(&self, fingerprint: u32) -> u64 {
         self.lanes.ones * u64::from(fingerprint)
@@ -242,7 +242,7 @@ impl Segments {
     /// without branches, so which bucket holds a present key costs no misprediction; the others
     /// only when there are more, which is rare.
     #[inline]
-    pub(super) fn matches(&self, probe: Probe, key_bits: u32) -> bool {
+    pub(super) fn probe_holds(&self, probe: Probe, key_bits: u32) -> bool {
         let equal = probe.equal;
         let tail_of_lane = |top: u32| {
             let shift = self.tail_shift_of_lane_top[top as usize & 63];

@@ -217,7 +217,7 @@ impl Segments {
         (u64::from_le_bytes(*head) & self.lanes.all, (tails >> (self.tails_at % 8)) & self.tails_mask)
     }
 
-    /// `fingerprint` in each of the four fingerprint lanes, for [`probe`](Self::probe) and [`probe_holds`](Self::probe_holds).
+    /// `fingerprint` in each of the four fingerprint lanes, for [`probe`](Self::probe).
     #[inline]
     pub(super) fn broadcast(&self, fingerprint: u32) -> u64 {
         self.lanes.ones * u64::from(fingerprint)

@@ -215,26 +215,21 @@ impl ExpandingFilter {
         }
         let mut stash: Vec<StashedEntry> = Vec::with_capacity(stash_len as usize);
         for _ in 0..stash_len {
-            let [base, known, packed] = [(); 3].map(|()| decoder.read_u64("stash"));
-            let packed = packed?;
-            stash.push((base?, known?, (packed >> 32) as u32, packed as u32));
+            let base = decoder.read_u64("stash")?;
+            let known = decoder.read_u64("stash")?;
+            let packed = decoder.read_u64("stash")?;
+            stash.push((base, known, (packed >> 32) as u32, packed as u32));
         }
-        let buckets = decoder.read_bytes(bucket_bytes, "buckets")?;
-        let mut zeros = [0u8; 8];
-        let zeros = &mut zeros[..bucket_bytes.next_multiple_of(8) - bucket_bytes];
-        let mut padding_ok = true;
-        for byte in zeros.iter_mut() {
-            *byte = decoder.read_bytes(1, "padding")?[0];
-            padding_ok &= *byte == 0;
-        }
+        let padded_len =
+            bucket_bytes.checked_next_multiple_of(8).ok_or_else(|| invalid(("bucket bytes", u64::MAX)))?;
+        let padded = decoder.read_bytes(padded_len, "buckets")?;
+        let (buckets, zeros) = padded.split_at(bucket_bytes);
         decoder.finish()?;
-        if !padding_ok {
-            return Err(invalid((
-                "padding after the buckets",
-                zeros.iter().fold(0, |v, &b| v << 8 | u64::from(b)),
-            )));
+        if zeros.iter().any(|&byte| byte != 0) {
+            let value = zeros.iter().fold(0, |value, &byte| value << 8 | u64::from(byte));
+            return Err(invalid(("padding after the buckets", value)));
         }
-        let filter = ExpandingFilter::from_parts(&fields, &stash, &buckets)
+        let filter = ExpandingFilter::from_parts(&fields, &stash, buckets)
             .map_err(|failed| PersistError::OutOfMemory { bytes: failed.bytes })?
             .map_err(invalid)?;
         Ok((filter, decoder.offset()))

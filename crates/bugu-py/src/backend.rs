@@ -78,6 +78,38 @@ fn read_error(error: PersistError) -> pyo3::PyErr {
     persist_error(error)
 }
 
+/// The copying and persisting methods of a filter that owns its table and has `to_bytes`,
+/// `from_bytes`, `save`, `load`, `clone` and `clear`; `$error` maps its reading errors.
+macro_rules! owned_filter_methods {
+    ($filter:ty, $error:expr) => {
+        fn encoded(&self) -> PyResult<Vec<u8>> {
+            Ok(<$filter>::to_bytes(self))
+        }
+
+        fn decoded(bytes: &[u8]) -> PyResult<Self> {
+            <$filter>::from_bytes(bytes).map_err($error)
+        }
+
+        fn write_file(&self, path: &Path) -> PyResult<()> {
+            Ok(<$filter>::save(self, path)?)
+        }
+
+        fn read_file(path: &Path) -> PyResult<Self> {
+            <$filter>::load(path).map_err($error)
+        }
+
+        fn duplicate(&self) -> PyResult<Self> {
+            Ok(self.clone())
+        }
+
+        fn emptied(&self) -> PyResult<Self> {
+            let mut empty = self.clone();
+            empty.clear();
+            Ok(empty)
+        }
+    };
+}
+
 /// The summary of a one-table filter (both types have the same getters).
 macro_rules! table_summary {
     ($filter:expr) => {{
@@ -109,31 +141,7 @@ impl Backend for CuckooFilter {
         table_summary!(self)
     }
 
-    fn encoded(&self) -> PyResult<Vec<u8>> {
-        Ok(CuckooFilter::to_bytes(self))
-    }
-
-    fn decoded(bytes: &[u8]) -> PyResult<Self> {
-        CuckooFilter::from_bytes(bytes).map_err(read_error)
-    }
-
-    fn write_file(&self, path: &Path) -> PyResult<()> {
-        Ok(CuckooFilter::save(self, path)?)
-    }
-
-    fn read_file(path: &Path) -> PyResult<Self> {
-        CuckooFilter::load(path).map_err(read_error)
-    }
-
-    fn duplicate(&self) -> PyResult<Self> {
-        Ok(self.clone())
-    }
-
-    fn emptied(&self) -> PyResult<Self> {
-        let mut empty = self.clone();
-        empty.clear();
-        Ok(empty)
-    }
+    owned_filter_methods!(CuckooFilter, read_error);
 }
 
 impl Backend for ConcurrentFilter {
@@ -202,31 +210,7 @@ impl Backend for Growable {
         }
     }
 
-    fn encoded(&self) -> PyResult<Vec<u8>> {
-        Ok(Growable::to_bytes(self))
-    }
-
-    fn decoded(bytes: &[u8]) -> PyResult<Self> {
-        Growable::from_bytes(bytes).map_err(persist_error)
-    }
-
-    fn write_file(&self, path: &Path) -> PyResult<()> {
-        Ok(Growable::save(self, path)?)
-    }
-
-    fn read_file(path: &Path) -> PyResult<Self> {
-        Growable::load(path).map_err(persist_error)
-    }
-
-    fn duplicate(&self) -> PyResult<Self> {
-        Ok(self.clone())
-    }
-
-    fn emptied(&self) -> PyResult<Self> {
-        let mut empty = self.clone();
-        empty.clear();
-        Ok(empty)
-    }
+    owned_filter_methods!(Growable, persist_error);
 }
 
 /// The fingerprint width of a growable filter's newest level (the widest: levels tighten).

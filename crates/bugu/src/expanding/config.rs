@@ -125,9 +125,8 @@ impl ExpandingBuilder {
 
     /// The widths the configuration needs, and the initial bucket count (even, at least 2).
     pub(super) fn plan(&self) -> Result<(Widths, usize), ExpandingConfigError> {
-        if !(self.rate > 0.0 && self.rate < 1.0) {
-            return Err(ExpandingConfigError::InvalidRate(self.rate));
-        }
+        crate::config::check_false_positive_rate(self.rate)
+            .map_err(|_| ExpandingConfigError::InvalidRate(self.rate))?;
         if self.initial_capacity == 0 {
             return Err(ExpandingConfigError::ZeroCapacity);
         }

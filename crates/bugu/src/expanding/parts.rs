@@ -32,9 +32,8 @@ pub(crate) const MAX_STASH: u64 = 1 << 16;
 impl ExpandingFields {
     /// Checks the fields alone; gives the bytes the buckets in use take.
     pub(crate) fn check(&self) -> Result<usize, Broken> {
-        if !(self.rate > 0.0 && self.rate < 1.0) {
-            return Err(("target rate, f64 bits", self.rate.to_bits()));
-        }
+        crate::config::check_false_positive_rate(self.rate)
+            .map_err(|_| ("target rate, f64 bits", self.rate.to_bits()))?;
         if self.max_items == 0 {
             return Err(("declared maximum", 0));
         }

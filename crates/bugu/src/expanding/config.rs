@@ -123,8 +123,10 @@ impl ExpandingBuilder {
         super::ExpandingFilter::from_builder(self)
     }
 
-    /// The widths the configuration needs, and the initial bucket count (even, at least 2).
-    pub(super) fn plan(&self) -> Result<(Widths, usize), ExpandingConfigError> {
+    /// The widths the configuration needs, and the initial table: `2^m` buckets (at least 2),
+    /// the first `split` of them split already, so that the table starts with the buckets the
+    /// initial capacity needs (a power of two would waste up to half of them).
+    pub(super) fn plan(&self) -> Result<(Widths, u32, usize), ExpandingConfigError> {
         crate::config::check_false_positive_rate(self.rate)
             .map_err(|_| ExpandingConfigError::InvalidRate(self.rate))?;
         if self.initial_capacity == 0 {
@@ -137,7 +139,8 @@ impl ExpandingBuilder {
             });
         }
         let per_slot = SLOTS as f64 * MAX_LOAD;
-        let buckets = ((self.initial_capacity as f64 / per_slot).ceil() as usize).max(2).next_multiple_of(2);
+        let buckets = ((self.initial_capacity as f64 / per_slot).ceil() as usize).max(2);
+        let base_bits = buckets.ilog2();
         let doublings = (self.max_items as f64 / (buckets as f64 * per_slot)).log2().ceil().max(0.0);
         // The bound after `d` doublings is about 8 x load x (d + 1) x 2^-(f + t): each doubling adds
         // 4 x load x n0 entries of weight 2^-(level + t), and the bound is 2 W / (n0 2^f).
@@ -145,13 +148,16 @@ impl ExpandingBuilder {
         // Bits past the widest fingerprint go to the tail, which serves the bound as well.
         let tail = PREFERRED_TAIL_BITS.min(needed / 2).max(needed.saturating_sub(MAX_FINGERPRINT_BITS));
         let widths = Widths { fingerprint: needed - tail, tail };
-        if tail > MAX_TAIL_BITS {
+        // The hash's 64 bits hold the fingerprint, the base bucket's `m` bits, and the address
+        // bits of every level up to the maximum's and a tail past it.
+        let address_bits = u64::from(needed + base_bits + 2) + doublings as u64;
+        if tail > MAX_TAIL_BITS || address_bits > 64 {
             return Err(ExpandingConfigError::TooWide {
                 rate: self.rate,
                 max: self.max_items,
                 bits: widths.entry(),
             });
         }
-        Ok((widths, buckets))
+        Ok((widths, base_bits, buckets - (1 << base_bits)))
     }
 }

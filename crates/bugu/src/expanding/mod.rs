@@ -4,11 +4,11 @@
 //!
 //! # How it grows
 //!
-//! An item's 64-bit hash gives a base bucket among the initial `n0` (a multiply-shift of its high
-//! half), a fingerprint (its low bits) and a stream of further address bits. At level `L` the
-//! table has `n0 x 2^L` buckets, and an item's bucket is its base bucket plus `n0` times the low
-//! `L` bits of its stream: linear hashing. A split pointer runs over the buckets; splitting one
-//! moves each of its entries to it or to its new sibling `n0 x 2^L` further on by the next bit of
+//! An item's 64-bit hash gives a fingerprint (its low bits) and address bits (the rest). With
+//! `n0 = 2^m` initial buckets, at level `L` the table has `n0 x 2^L` buckets and an item's bucket
+//! is the low `m + L` bits of its address: linear hashing. A split pointer runs over the buckets;
+//! splitting one moves each of its entries to it or to its new sibling `n0 x 2^L` further on by
+//! the next bit of
 //! the entry's *tail* — the address bits stored beside its fingerprint — so no item is re-hashed
 //! and nothing is copied: buckets live in segments that are only ever added, one per doubling. A few
 //! buckets split per insert (whenever entries pass 90% of the slots), so no insert pauses.
@@ -19,15 +19,15 @@
 //! known bits reach every bucket it may be moved to, except twins made this round, which are
 //! never kicked into a bucket that needs more bits than they know.
 //!
-//! Each item has two buckets, as in every cuckoo filter: the second's base bucket and stream
-//! are the first's transformed by a hash of the fingerprint alone, so an entry moves between
-//! them without its item. An insert that finds no room by moving entries leaves the last entry
+//! Each item has two buckets, as in every cuckoo filter: the second's address bits are the
+//! first's XOR a hash of the fingerprint alone (odd, so the two differ in the lowest bit at every
+//! level), so an entry moves between them without its item. An insert that finds no room by moving entries leaves the last entry
 //! it carried in a small stash, which lookups also read and splits drain.
 //!
 //! # Matching and removal
 //!
 //! An entry matches a key when its fingerprint is the key's and its known address bits (the
-//! bucket's level plus the tail) are a prefix of the key's stream. A removal deletes the matching
+//! bucket's level plus the tail) are a prefix of the key's address bits. A removal deletes the matching
 //! entry with the most known bits: every match is a prefix of the key's bits, so a shorter match
 //! left behind also matches whichever live key it belongs to. No removal order causes a false
 //! negative.
@@ -42,6 +42,7 @@
 //! maximum.
 
 mod config;
+mod insert;
 mod parts;
 mod table;
 #[cfg(test)]
@@ -50,30 +51,19 @@ mod tests;
 pub use config::{DEFAULT_MAX_ITEMS, ExpandingBuilder, ExpandingConfigError};
 pub(crate) use parts::{ExpandingFields, MAX_STASH, StashedEntry};
 
+use crate::batch::LOOKAHEAD;
 use crate::error::InsertError;
-use crate::hash::{HashFunction, mix13};
+use crate::hash::HashFunction;
 use crate::key::KeyEncoding;
 use crate::membership::{Filter, FilterMut};
 use crate::table::alloc::AllocFailed;
-use config::MAX_LOAD;
 use table::{SLOTS, Segments, Widths, tail_field, tail_len, tail_matches};
-
-/// How many entries an insert moves before it stashes the one it carries.
-const MAX_KICKS: usize = 500;
-
-/// Stashed entries past which inserts split more buckets than the load asks for, until the
-/// stash drains.
-const STASH_TARGET: usize = 8;
-
-/// The most extra splits one insert makes to drain the stash: splits cannot separate copies of
-/// one item, so a stash of those must not make an insert split without end.
-const STASH_SPLITS: usize = 16;
 
 /// Mixed into a fingerprint to derive its alternate-side transform.
 const ALTERNATE_KEY: u64 = 0x6a09_e667_f3bc_c909;
 
 /// Multiplies it: one multiplication (not a full mix) keeps the second bucket's address a short
-/// computation, and a fingerprint's few bits need no more to spread over the offsets.
+/// computation, and a fingerprint's few bits need no more to spread over the address bits.
 const ALTERNATE_MULTIPLIER: u64 = 0x9e37_79b9_7f4a_7c15;
 
 /// A growable cuckoo filter in one table (see the [module docs](self)).
@@ -94,8 +84,8 @@ const ALTERNATE_MULTIPLIER: u64 = 0x9e37_79b9_7f4a_7c15;
 #[derive(Debug, Clone)]
 pub struct ExpandingFilter {
     widths: Widths,
-    /// The initial bucket count, `n0`: even.
-    base_buckets: usize,
+    /// `m`: the table has `n0 = 2^m` buckets at level 0.
+    base_bits: u32,
     level: u32,
     /// The next bucket to split, in `0..n0 x 2^level`; buckets below it are at `level + 1`.
     split: usize,
@@ -113,20 +103,26 @@ pub struct ExpandingFilter {
     rng: u64,
 }
 
-/// An entry as seen from one of its two sides: its base bucket, its known address bits (`depth`
-/// of them; a key knows all 64) and its fingerprint.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// An entry as seen from one of its two sides: its known address bits (the `m` of its base
+/// bucket and `depth` more; those above are 0) and its fingerprint.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct Entry {
-    base: usize,
-    known: u64,
+    address: u64,
     depth: u32,
     fingerprint: u32,
+}
+
+/// A key located: its two sides, and the bucket and level of each.
+#[derive(Debug, Clone, Copy, Default)]
+struct KeySides {
+    sides: [Entry; 2],
+    buckets: [(usize, u32); 2],
 }
 
 /// Where a match was found.
 #[derive(Debug, Clone, Copy)]
 enum Place {
-    Slot { stream: usize, base: usize, slot: usize },
+    Slot { bucket: usize, slot: usize },
     Stash(usize),
 }
 
@@ -190,30 +186,35 @@ impl ExpandingFilter {
     }
 
     fn from_builder(builder: &ExpandingBuilder) -> Result<Self, ExpandingConfigError> {
-        let (widths, base_buckets) = builder.plan()?;
-        Self::with_widths(builder, widths, base_buckets)
+        let (widths, base_bits, split) = builder.plan()?;
+        Self::with_widths(builder, widths, base_bits, split)
             .map_err(|failed| ExpandingConfigError::OutOfMemory { bytes: failed.bytes })
     }
 
-    /// A filter with the given widths, whatever the builder's plan would choose.
+    /// A filter with the given widths and `2^base_bits` initial buckets (with `split` of them
+    /// split already), whatever the builder's plan would choose.
     fn with_widths(
         builder: &ExpandingBuilder,
         widths: Widths,
-        base_buckets: usize,
+        base_bits: u32,
+        split: usize,
     ) -> Result<Self, AllocFailed> {
+        let mut segments = Segments::new(widths, base_bits)?;
+        if split > 0 {
+            segments.reserve(1 << base_bits)?;
+        }
         Ok(ExpandingFilter {
             widths,
-            base_buckets,
+            base_bits,
             level: 0,
-            split: 0,
-            segments: Segments::new(widths, base_buckets)?,
+            split,
+            segments,
             stash: Vec::new(),
             len: 0,
             entries: 0,
             weight: 0,
             // The bound 2 W / (n0 2^f) at most the rate, with W in units of 2^-64.
-            weight_limit: (builder.rate * base_buckets as f64 * 2f64.powi(widths.fingerprint as i32 + 63))
-                as u128,
+            weight_limit: (builder.rate * 2f64.powi((base_bits + widths.fingerprint) as i32 + 63)) as u128,
             rate: builder.rate,
             max_items: builder.max_items,
             seed: builder.seed,
@@ -243,29 +244,26 @@ impl ExpandingFilter {
 
     /// Buckets in use.
     fn buckets(&self) -> usize {
-        (self.base_buckets << self.level) + self.split
+        (1 << (self.base_bits + self.level)) + self.split
     }
 
-    /// Every bucket in use, as `(stream, base, level)`, in linear hashing's order.
-    fn buckets_in_use(&self) -> impl Iterator<Item = (usize, usize, u32)> + '_ {
-        (0..self.buckets()).map(|bucket| {
-            let split = bucket < self.split || bucket >= self.base_buckets << self.level;
-            (bucket / self.base_buckets, bucket % self.base_buckets, self.level + u32::from(split))
-        })
+    /// Every bucket in use, with its level, in linear hashing's order.
+    fn buckets_in_use(&self) -> impl Iterator<Item = (usize, u32)> + '_ {
+        let round = 1 << (self.base_bits + self.level);
+        (0..self.buckets())
+            .map(move |bucket| (bucket, self.level + u32::from(bucket < self.split || bucket >= round)))
     }
 
     /// The bound on the false-positive rate for a weight (in units of 2^-64).
     fn bound_of(&self, weight: u128) -> f64 {
-        2.0 * weight as f64
-            / 2f64.powi(64)
-            / (self.base_buckets as f64 * 2f64.powi(self.widths.fingerprint as i32))
+        2.0 * weight as f64 / 2f64.powi(64) / 2f64.powi((self.base_bits + self.widths.fingerprint) as i32)
     }
 
     /// What the filter holds, and its bound.
     pub fn stats(&self) -> ExpandingStats {
         let mut tail_histogram = vec![0; self.widths.tail as usize + 1];
-        for (stream, base, _) in self.buckets_in_use() {
-            for entry in self.segments.bucket(stream, base) {
+        for (bucket, _) in self.buckets_in_use() {
+            for entry in self.segments.bucket(bucket) {
                 let (_, field) = self.widths.unpack(entry);
                 if field != 0 {
                     tail_histogram[tail_len(field) as usize] += 1;
@@ -291,52 +289,58 @@ impl ExpandingFilter {
         }
     }
 
-    /// A key's first side: base bucket, stream, fingerprint. The stream is the hash's low word
-    /// above the fingerprint, continued by a mix of the whole hash only while the table reads
-    /// further than that: a key's bits past `level + 1 + tail` are never compared, so its
-    /// `depth` of 64 stands for "all the bits any bucket or entry asks of it".
+    /// Address bits a key has: the hash's bits above the fingerprint.
+    #[inline]
+    fn key_depth(&self) -> u32 {
+        64 - self.widths.fingerprint - self.base_bits
+    }
+
+    /// Whether the table may reach `level`: a key then still has address bits for its bucket
+    /// at the level above and for the longest tail an insert stores.
+    fn level_fits(&self, level: u32) -> bool {
+        level + 1 + self.widths.tail <= self.key_depth()
+    }
+
+    /// A key's first side: its fingerprint (the hash's low bits) and address bits (the rest).
     #[inline]
     fn key(&self, hash: u64) -> Entry {
         let fingerprint_bits = self.widths.fingerprint;
-        let base = (((hash >> 32) * self.base_buckets as u64) >> 32) as usize;
-        let fingerprint = (hash & mask(fingerprint_bits)) as u32;
-        let mut stream = u64::from(hash as u32 >> fingerprint_bits);
-        if self.level + 1 + self.widths.tail > 32 - fingerprint_bits {
-            stream |= mix13(hash) << (32 - fingerprint_bits);
+        Entry {
+            address: hash >> fingerprint_bits,
+            depth: self.key_depth(),
+            fingerprint: low_bits(hash, fingerprint_bits) as u32,
         }
-        Entry { base, known: stream, depth: 64, fingerprint }
     }
 
-    /// The same entry seen from its other side: base `(-base - r) mod n0` for an odd `r` from
-    /// the fingerprint (never the same bucket, as `n0` is even), stream XOR a hash of the
-    /// fingerprint. Applying it twice gives the entry back.
+    /// The same entry seen from its other side: its known address bits XOR an odd hash of the
+    /// fingerprint (so never the same bucket). Applying it twice gives the entry back.
     #[inline]
     fn other_side(&self, entry: Entry) -> Entry {
-        let n0 = self.base_buckets;
-        let transform = (u64::from(entry.fingerprint) ^ ALTERNATE_KEY).wrapping_mul(ALTERNATE_MULTIPLIER);
-        let offset = ((((transform >> 32) * n0 as u64) >> 32) as usize) | 1;
-        // In 2..2 n0, as base and offset are under n0: one subtraction brings it under n0.
-        let mut base = 2 * n0 - entry.base - offset;
-        if base >= n0 {
-            base -= n0;
-        }
-        Entry { base, known: (entry.known ^ transform) & mask(entry.depth), ..entry }
+        let transform = (u64::from(entry.fingerprint) ^ ALTERNATE_KEY).wrapping_mul(ALTERNATE_MULTIPLIER) | 1;
+        Entry { address: low_bits(entry.address ^ transform, self.base_bits + entry.depth), ..entry }
     }
 
-    /// The level of the bucket an entry's known bits lead to on this side: one more than the
-    /// filter's when that bucket is under the split pointer.
+    /// The bucket an entry's address bits lead to on this side, and its level: one more than
+    /// the filter's when its bucket at the filter's level is under the split pointer.
     #[inline]
-    fn level_of(&self, entry: &Entry) -> u32 {
-        let low = low_bits(entry.known, self.level);
-        self.level + u32::from(entry.base + self.base_buckets * (low as usize) < self.split)
+    fn bucket_of(&self, entry: &Entry) -> (usize, u32) {
+        let shift = self.base_bits + self.level;
+        let split = (low_bits(entry.address, shift) as usize) < self.split;
+        (low_bits(entry.address, shift + u32::from(split)) as usize, self.level + u32::from(split))
     }
 
-    /// The bucket an entry lives in on this side, `(stream, level)`; `None` if that bucket has
+    /// The bucket an entry lives in on this side, with its level; `None` if that bucket has
     /// split and the entry does not know the bit that chose between its halves.
     #[inline]
     fn locate(&self, entry: Entry) -> Option<(usize, u32)> {
-        let level = self.level_of(&entry);
-        (entry.depth >= level).then(|| (low_bits(entry.known, level) as usize, level))
+        let (bucket, level) = self.bucket_of(&entry);
+        (entry.depth >= level).then_some((bucket, level))
+    }
+
+    /// An entry's address bits past a bucket's level: what its tail holds there.
+    #[inline]
+    fn bits_past(&self, entry: &Entry, level: u32) -> u64 {
+        entry.address >> (self.base_bits + level)
     }
 
     /// Whether a stored entry matches a key in a bucket at `level`: same fingerprint, and the
@@ -344,14 +348,55 @@ impl ExpandingFilter {
     #[inline]
     fn slot_matches(&self, stored: u32, key: &Entry, level: u32) -> bool {
         let (fingerprint, field) = self.widths.unpack(stored);
-        fingerprint == key.fingerprint && tail_matches(field, (key.known >> level) as u32)
+        fingerprint == key.fingerprint && tail_matches(field, self.bits_past(key, level) as u32)
     }
 
     /// Whether a stashed entry matches a key seen from the same side.
-    fn stashed_matches(stashed: &Entry, key: &Entry) -> bool {
-        stashed.base == key.base
-            && stashed.fingerprint == key.fingerprint
-            && (stashed.known ^ key.known) & mask(stashed.depth) == 0
+    fn stashed_matches(&self, stashed: &Entry, key: &Entry) -> bool {
+        stashed.fingerprint == key.fingerprint
+            && (stashed.address ^ key.address) & mask(self.base_bits + stashed.depth) == 0
+    }
+
+    /// Empties the table once no item is left: what remains are twins whose items are gone (one
+    /// copy of an entry that became twins is removed with its item, the other cannot be told
+    /// from another item's entry while items are left). Clearing them returns the table to a
+    /// false-positive rate of 0 and gives their weight back to the bound.
+    fn clear_leftover_twins(&mut self) {
+        for bucket in 0..self.buckets() {
+            self.segments.set_bucket(bucket, [0; SLOTS]);
+        }
+        self.stash.clear();
+        self.entries = 0;
+        self.weight = 0;
+    }
+
+    /// A key's two sides and their buckets with their levels.
+    #[inline]
+    fn sides_of(&self, hash: u64) -> KeySides {
+        let first = self.key(hash);
+        let second = self.other_side(first);
+        KeySides { sides: [first, second], buckets: [self.bucket_of(&first), self.bucket_of(&second)] }
+    }
+
+    /// Whether a located key matches an entry: both buckets are read and compared before any
+    /// branch, and past the fingerprint test both are checked, so that no branch depends on
+    /// which bucket or slot holds a key; the stash only when it holds any.
+    #[inline]
+    fn holds(&self, key: &KeySides) -> bool {
+        let KeySides {
+            sides: [first, second],
+            buckets: [(first_bucket, first_level), (second_bucket, second_level)],
+        } = *key;
+        let broadcast = self.segments.broadcast(first.fingerprint);
+        let first_probe = self.segments.probe(first_bucket, broadcast);
+        let second_probe = self.segments.probe(second_bucket, broadcast);
+        ((first_probe.equal | second_probe.equal) != 0
+            && (self.segments.probe_holds(first_probe, self.bits_past(&first, first_level) as u32)
+                | self.segments.probe_holds(second_probe, self.bits_past(&second, second_level) as u32)))
+            || (!self.stash.is_empty()
+                && self.stash.iter().any(|stashed| {
+                    self.stashed_matches(stashed, &first) || self.stashed_matches(stashed, &second)
+                }))
     }
 
     /// Every entry that matches a key, with its known bits: in the key's bucket on each side,
@@ -361,217 +406,37 @@ impl ExpandingFilter {
         let first = self.key(hash);
         let sides = [first, self.other_side(first)];
         let in_buckets = sides.into_iter().flat_map(move |key| {
-            let level = self.level_of(&key);
-            let stream = low_bits(key.known, level) as usize;
-            let entries = self.segments.bucket(stream, key.base);
+            let (bucket, level) = self.bucket_of(&key);
+            let entries = self.segments.bucket(bucket);
             entries
                 .into_iter()
                 .enumerate()
                 .filter(move |&(_, stored)| self.slot_matches(stored, &key, level))
                 .map(move |(slot, stored)| {
                     let depth = level + tail_len(self.widths.unpack(stored).1);
-                    (depth, Place::Slot { stream, base: key.base, slot })
+                    (depth, Place::Slot { bucket, slot })
                 })
         });
         let in_stash = self.stash.iter().enumerate().filter_map(move |(index, stashed)| {
             sides
                 .iter()
-                .any(|key| Self::stashed_matches(stashed, key))
+                .any(|key| self.stashed_matches(stashed, key))
                 .then_some((stashed.depth, Place::Stash(index)))
         });
         in_buckets.chain(in_stash)
     }
 
-    /// The entry stored in a slot, seen from the bucket's side.
-    fn decode(&self, stream: usize, base: usize, level: u32, stored: u32) -> Entry {
+    /// The entry stored in a slot of `bucket` at `level`, seen from the bucket's side.
+    fn decode(&self, bucket: usize, level: u32, stored: u32) -> Entry {
         let (fingerprint, field) = self.widths.unpack(stored);
         let tail = tail_len(field);
-        let known = stream as u64 | (u64::from(field) & mask(tail)) << level;
-        Entry { base, known, depth: level + tail, fingerprint }
+        let address = bucket as u64 | (u64::from(field) & mask(tail)) << (self.base_bits + level);
+        Entry { address, depth: level + tail, fingerprint }
     }
 
     fn encode(&self, entry: Entry, level: u32) -> u32 {
         debug_assert!(entry.depth >= level && entry.depth - level <= self.widths.tail);
-        self.widths.pack(entry.fingerprint, tail_field(entry.known >> level, entry.depth - level))
-    }
-
-    fn next_random(&mut self) -> u64 {
-        self.rng ^= self.rng << 13;
-        self.rng ^= self.rng >> 7;
-        self.rng ^= self.rng << 17;
-        self.rng
-    }
-
-    /// Stores an entry in a free slot of either of its buckets; else moves entries to make room;
-    /// the entry left without a place then goes to the stash.
-    fn place(&mut self, entry: Entry) {
-        if entry.depth < self.level {
-            // Stashed while its bucket's round ran, it misses the bits the table now uses.
-            return self.place_as_twins(entry);
-        }
-        if let Some(sides) = self.store_in_emptier(entry) {
-            self.kick_in(entry, sides);
-        }
-    }
-
-    /// Stores an entry in the emptier of its buckets when either has room: keeping the two
-    /// sides balanced keeps later kicks short, above all in the buckets a round has not split
-    /// yet, which hold the most. Otherwise gives back its sides that have a bucket.
-    fn store_in_emptier(&mut self, entry: Entry) -> Option<[Option<Entry>; 2]> {
-        let sides = [entry, self.other_side(entry)];
-        let located = sides.map(|side| self.locate(side).map(|at| (side, at)));
-        let emptier = located
-            .into_iter()
-            .flatten()
-            .map(|(side, (stream, level))| {
-                let bucket = self.segments.bucket(stream, side.base);
-                let free = bucket.iter().filter(|&&stored| stored == 0).count();
-                (free, side, stream, level, bucket)
-            })
-            .max_by_key(|&(free, ..)| free);
-        match emptier {
-            Some((free, side, stream, level, bucket)) if free > 0 => {
-                let slot = bucket.iter().position(|&stored| stored == 0).expect("a free slot");
-                let stored = self.encode(side, level);
-                self.segments.set(stream, side.base, slot, stored);
-                None
-            }
-            _ => Some(located.map(|at| at.map(|(side, _)| side))),
-        }
-    }
-
-    /// Stores an entry whose buckets are full by moving entries along a path; the entry left
-    /// without a place at its end goes to the stash.
-    fn kick_in(&mut self, entry: Entry, sides: [Option<Entry>; 2]) {
-        let mut carried = match sides {
-            [Some(first), Some(second)] => [first, second][self.next_random() as usize % 2],
-            [Some(side), None] | [None, Some(side)] => side,
-            // Twins of this round known to neither side's half: give each half its own.
-            [None, None] => return self.place_as_twins(entry),
-        };
-        for _ in 0..MAX_KICKS {
-            let (stream, level) = self.locate(carried).expect("carried entries are located");
-            let mut bucket = self.segments.bucket(stream, carried.base);
-            if let Some(slot) = bucket.iter().position(|&stored| stored == 0) {
-                bucket[slot] = self.encode(carried, level);
-                self.segments.set_bucket(stream, carried.base, bucket);
-                return;
-            }
-            // Each entry here seen from its other bucket, where it could go.
-            let moves: [Option<(Entry, (usize, u32))>; SLOTS] = std::array::from_fn(|slot| {
-                let moved = self.other_side(self.decode(stream, carried.base, level, bucket[slot]));
-                self.locate(moved).map(|at| (moved, at))
-            });
-            // One step ahead: an entry whose other bucket has room ends the path now. The four
-            // reads are independent, so they cost about one random access, and paths get short.
-            let room = moves.iter().enumerate().find_map(|(slot, &candidate)| {
-                let (moved, (to_stream, to_level)) = candidate?;
-                let target = self.segments.bucket(to_stream, moved.base);
-                let free = target.iter().position(|&stored| stored == 0)?;
-                Some((slot, moved, to_stream, to_level, target, free))
-            });
-            if let Some((slot, moved, to_stream, to_level, mut target, free)) = room {
-                target[free] = self.encode(moved, to_level);
-                self.segments.set_bucket(to_stream, moved.base, target);
-                bucket[slot] = self.encode(carried, level);
-                self.segments.set_bucket(stream, carried.base, bucket);
-                return;
-            }
-            let start = self.next_random() as usize;
-            let victim =
-                (0..SLOTS).map(|i| (start + i) % SLOTS).find_map(|slot| Some((slot, moves[slot]?.0)));
-            let Some((slot, moved)) = victim else { break };
-            bucket[slot] = self.encode(carried, level);
-            self.segments.set_bucket(stream, carried.base, bucket);
-            carried = moved;
-        }
-        self.stash.push(carried);
-    }
-
-    /// Stores an entry that knows one bit too few for either of its buckets as two entries, one
-    /// per value of that bit.
-    fn place_as_twins(&mut self, entry: Entry) {
-        let depth = entry.depth + 1;
-        self.entries += 1;
-        self.place(Entry { depth, ..entry });
-        self.place(Entry { depth, known: entry.known | 1 << entry.depth, ..entry });
-    }
-
-    /// The stream bits of the bucket the next split fills.
-    fn next_sibling(&self) -> usize {
-        (1 << self.level) + self.split / self.base_buckets
-    }
-
-    /// Splits the bucket under the split pointer; `false` if the memory for its sibling could
-    /// not be had (nothing changed).
-    fn split_one(&mut self) -> bool {
-        let (n0, level) = (self.base_buckets, self.level);
-        let (base, low) = (self.split % n0, self.split / n0);
-        let sibling = self.next_sibling();
-        if self.segments.reserve(sibling).is_err() {
-            return false;
-        }
-        let (mut stay, mut go) = ([0u32; SLOTS], [0u32; SLOTS]);
-        let (mut kept, mut moved) = (0, 0);
-        for stored in self.segments.bucket(low, base) {
-            let (fingerprint, field) = self.widths.unpack(stored);
-            if field == 0 {
-                continue;
-            }
-            if field == 1 {
-                // The tail is used up: twins, one per half.
-                stay[kept] = stored;
-                go[moved] = stored;
-                (kept, moved) = (kept + 1, moved + 1);
-                self.entries += 1;
-            } else if field & 1 == 0 {
-                stay[kept] = self.widths.pack(fingerprint, field >> 1);
-                kept += 1;
-            } else {
-                go[moved] = self.widths.pack(fingerprint, field >> 1);
-                moved += 1;
-            }
-        }
-        self.segments.set_bucket(low, base, stay);
-        self.segments.set_bucket(sibling, base, go);
-        self.split += 1;
-        if self.split == n0 << level {
-            self.level += 1;
-            self.split = 0;
-        }
-        true
-    }
-
-    /// Places the stash's entries again, after splits made room.
-    fn drain_stash(&mut self) {
-        for entry in std::mem::take(&mut self.stash) {
-            self.place(entry);
-        }
-    }
-
-    /// Whether `entries` entries pass the load the table is held at.
-    fn over_load(&self, entries: usize) -> bool {
-        entries as f64 > MAX_LOAD * (self.buckets() * SLOTS) as f64
-    }
-
-    /// Splits buckets until entries are under the load, and more while the stash is long.
-    fn grow(&mut self) {
-        let mut split_any = false;
-        while self.over_load(self.entries) {
-            if !self.split_one() {
-                break;
-            }
-            split_any = true;
-        }
-        for _ in 0..STASH_SPLITS {
-            if self.stash.len() <= STASH_TARGET || !self.split_one() {
-                break;
-            }
-            self.drain_stash();
-        }
-        if split_any && !self.stash.is_empty() {
-            self.drain_stash();
-        }
+        self.widths.pack(entry.fingerprint, tail_field(self.bits_past(&entry, level), entry.depth - level))
     }
 }
 
@@ -591,23 +456,25 @@ impl Filter for ExpandingFilter {
     /// Both buckets are read before either is compared, and the stash only when it holds any.
     #[inline]
     fn contains_hash(&self, hash: u64) -> bool {
-        let first = self.key(hash);
-        let second = self.other_side(first);
-        let (first_level, second_level) = (self.level_of(&first), self.level_of(&second));
-        let broadcast = self.segments.broadcast(first.fingerprint);
-        // Both buckets are read and compared before any branch, and past the fingerprint test
-        // both are checked, so that no branch depends on which bucket or slot holds a key.
-        let first_probe =
-            self.segments.probe(low_bits(first.known, first_level) as usize, first.base, broadcast);
-        let second_probe =
-            self.segments.probe(low_bits(second.known, second_level) as usize, second.base, broadcast);
-        ((first_probe.equal | second_probe.equal) != 0
-            && (self.segments.probe_holds(first_probe, (first.known >> first_level) as u32)
-                | self.segments.probe_holds(second_probe, (second.known >> second_level) as u32)))
-            || (!self.stash.is_empty()
-                && self.stash.iter().any(|stashed| {
-                    Self::stashed_matches(stashed, &first) || Self::stashed_matches(stashed, &second)
-                }))
+        self.holds(&self.sides_of(hash))
+    }
+
+    /// Each block of [`LOOKAHEAD`] keys is located and its buckets prefetched before any is
+    /// probed, so that their memory accesses overlap; the answers are those of
+    /// [`contains_hash`](Self::contains_hash).
+    fn contains_hash_batch(&self, hashes: &[u64]) -> Vec<bool> {
+        let mut answers = Vec::with_capacity(hashes.len());
+        let mut block = [KeySides::default(); LOOKAHEAD];
+        for hashes in hashes.chunks(LOOKAHEAD) {
+            for (sides, &hash) in block.iter_mut().zip(hashes) {
+                *sides = self.sides_of(hash);
+                for (bucket, _) in sides.buckets {
+                    self.segments.prefetch(bucket);
+                }
+            }
+            answers.extend(block[..hashes.len()].iter().map(|sides| self.holds(sides)));
+        }
+        answers
     }
 
     fn count_hash(&self, hash: u64) -> usize {
@@ -621,8 +488,10 @@ impl FilterMut for ExpandingFilter {
     /// stash already hold 8 of its fingerprints (splits never separate copies of one item). On
     /// error nothing changed.
     fn insert_hash(&mut self, hash: u64) -> Result<(), InsertError> {
+        // Entries know the address bits of the lower level and a full tail: `depth` bits past
+        // the base bucket's.
         let depth = self.level + self.widths.tail;
-        if depth >= 64 {
+        if !self.level_fits(self.level + 1) {
             return Err(InsertError::RateBound);
         }
         let weight = self.weight + (1u128 << (64 - depth));
@@ -637,7 +506,7 @@ impl FilterMut for ExpandingFilter {
                 .map_err(|failed| InsertError::OutOfMemory { bytes: failed.bytes })?;
         }
         let key = self.key(hash);
-        let entry = Entry { known: key.known & mask(depth), depth, ..key };
+        let entry = Entry { address: low_bits(key.address, self.base_bits + depth), depth, ..key };
         let full = self.store_in_emptier(entry);
         if full.is_some() {
             // Both buckets are full: copies of one item past what they and the stash hold could
@@ -661,7 +530,7 @@ impl FilterMut for ExpandingFilter {
     fn remove_hash(&mut self, hash: u64) -> bool {
         let Some((depth, place)) = self.matches(hash).max_by_key(|&(depth, _)| depth) else { return false };
         match place {
-            Place::Slot { stream, base, slot } => self.segments.set(stream, base, slot, 0),
+            Place::Slot { bucket, slot } => self.segments.set(bucket, slot, 0),
             Place::Stash(index) => {
                 self.stash.swap_remove(index);
             }
@@ -669,6 +538,9 @@ impl FilterMut for ExpandingFilter {
         self.weight -= 1u128 << (64 - depth);
         self.entries -= 1;
         self.len = self.len.saturating_sub(1);
+        if self.len == 0 && self.entries > 0 {
+            self.clear_leftover_twins();
+        }
         true
     }
 

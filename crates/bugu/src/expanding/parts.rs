@@ -3,7 +3,7 @@
 //! this module says which parts make a valid filter.
 
 use super::table::{MAX_FINGERPRINT_BITS, MAX_TAIL_BITS, Segments, Widths, tail_len};
-use super::{Entry, ExpandingBuilder, ExpandingFilter, mask};
+use super::{Entry, ExpandingBuilder, ExpandingFilter, low_bits, mask};
 
 /// The fields of an expanding filter, without its buckets.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -20,7 +20,7 @@ pub(crate) struct ExpandingFields {
     pub(crate) rng: u64,
 }
 
-/// A stashed entry: base bucket, known bits, how many, fingerprint.
+/// A stashed entry: base bucket, its further known address bits, how many, fingerprint.
 pub(crate) type StashedEntry = (u64, u64, u32, u32);
 
 /// The rule a part broke, and the offending value.
@@ -43,19 +43,18 @@ impl ExpandingFields {
         if self.tail_bits > u64::from(MAX_TAIL_BITS) {
             return Err(("tail bits", self.tail_bits));
         }
-        if self.base_buckets < 2 || !self.base_buckets.is_multiple_of(2) || self.base_buckets > 1 << 40 {
+        if self.base_buckets < 2 || !self.base_buckets.is_power_of_two() || self.base_buckets > 1 << 40 {
             return Err(("initial bucket count", self.base_buckets));
         }
-        if self.level >= 63 - self.tail_bits {
+        // The level a filter reaches leaves a key address bits for the level above and a tail.
+        let key_depth = 64 - self.fingerprint_bits - u64::from(self.base_buckets.ilog2());
+        if self.level + 1 + self.tail_bits > key_depth {
             return Err(("level", self.level));
         }
-        let round = self
-            .base_buckets
-            .checked_shl(self.level as u32)
-            .filter(|round| round >> self.level == self.base_buckets);
-        let Some(round) = round.filter(|&round| self.split < round) else {
+        let round = self.base_buckets << self.level;
+        if self.split >= round {
             return Err(("split pointer", self.split));
-        };
+        }
         let widths = self.widths();
         let buckets = round.checked_add(self.split).ok_or(("split pointer", self.split))?;
         buckets
@@ -78,7 +77,7 @@ impl ExpandingFilter {
             seed: self.seed,
             fingerprint_bits: u64::from(self.widths.fingerprint),
             tail_bits: u64::from(self.widths.tail),
-            base_buckets: self.base_buckets as u64,
+            base_buckets: 1 << self.base_bits,
             level: u64::from(self.level),
             split: self.split as u64,
             len: self.len as u64,
@@ -88,7 +87,10 @@ impl ExpandingFilter {
 
     /// The stash's entries.
     pub(crate) fn stashed(&self) -> impl Iterator<Item = StashedEntry> + '_ {
-        self.stash.iter().map(|entry| (entry.base as u64, entry.known, entry.depth, entry.fingerprint))
+        self.stash.iter().map(|entry| {
+            let (base, stream) = (low_bits(entry.address, self.base_bits), entry.address >> self.base_bits);
+            (base, stream, entry.depth, entry.fingerprint)
+        })
     }
 
     /// The bytes of the buckets in use, in linear hashing's order.
@@ -117,22 +119,23 @@ impl ExpandingFilter {
             max_items: fields.max_items,
             seed: fields.seed,
         };
-        let mut filter = Self::with_widths(&builder, fields.widths(), fields.base_buckets as usize)?;
+        let base_bits = fields.base_buckets.ilog2();
+        let mut filter = Self::with_widths(&builder, fields.widths(), base_bits, 0)?;
         filter.level = fields.level as u32;
         filter.split = fields.split as usize;
         filter.rng = fields.rng;
-        filter.segments = Segments::from_used_bytes(fields.widths(), filter.base_buckets, buckets)?;
+        filter.segments = Segments::from_used_bytes(fields.widths(), base_bits, buckets)?;
         Ok(filter.adopt(fields.len, stash))
     }
 
     /// Checks the buckets and takes the stash and the item count, counting entries and weight.
     fn adopt(mut self, len: u64, stash: &[StashedEntry]) -> Result<Self, Broken> {
         let (mut entries, mut weight) = (0u64, 0u128);
-        for (index, (stream, base, level)) in self.buckets_in_use().enumerate() {
-            if self.segments.stray_bits(stream, base) {
+        for (index, level) in self.buckets_in_use() {
+            if self.segments.stray_bits(index) {
                 return Err(("bucket with bits past its entries", index as u64));
             }
-            for stored in self.segments.bucket(stream, base) {
+            for stored in self.segments.bucket(index) {
                 let (fingerprint, field) = self.widths.unpack(stored);
                 if field == 0 {
                     if fingerprint != 0 {
@@ -149,17 +152,17 @@ impl ExpandingFilter {
                 weight += 1u128 << (64 - level - tail_len(field));
             }
         }
-        for &(base, known, depth, fingerprint) in stash {
+        for &(base, stream, depth, fingerprint) in stash {
             // A stashed entry may know fewer bits than the level (stashed during an earlier
             // round), never more than inserts give at the lower level.
-            if base >= self.base_buckets as u64
+            if base >> self.base_bits != 0
                 || depth > self.level + self.widths.tail
-                || known & !mask(depth) != 0
+                || stream & !mask(depth) != 0
                 || u64::from(fingerprint) > mask(self.widths.fingerprint)
             {
                 return Err(("stashed entry", base));
             }
-            let entry = Entry { base: base as usize, known, depth, fingerprint };
+            let entry = Entry { address: base | stream << self.base_bits, depth, fingerprint };
             entries += 1;
             weight += 1u128 << (64 - depth);
             self.stash.push(entry);

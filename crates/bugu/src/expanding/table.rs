@@ -7,9 +7,9 @@
 //! fingerprints side by side from its first bit, then its four tail fields: a lookup compares
 //! all four fingerprints with a handful of word operations and reads tails only on a match.
 //!
-//! A key's bucket at level `L` is `(base, stream)`: its base bucket and the low `L` bits of its
-//! address stream, which is linear hashing's bucket `base + initial_buckets x stream`. Those
-//! numbers order the split pointer; [`Segments`] says where each bucket is stored.
+//! Buckets are numbered as linear hashing numbers them: with `2^m` initial buckets, a key's bucket
+//! at level `L` is the low `m + L` bits of its address bits. Those numbers order the split
+//! pointer; [`Segments`] says where each bucket is stored.
 
 use crate::table::alloc::{AllocFailed, zeroed_buffer};
 
@@ -74,15 +74,15 @@ pub(super) fn tail_len(field: u32) -> u32 {
     31 - field.leading_zeros()
 }
 
-/// The buckets, in segments that double: segment 0 holds the `n0` buckets of level 0 and
-/// segment `k > 0` the `n0 x 2^(k-1)` buckets whose stream bits have `k` as their bit length
+/// The buckets, in segments that double: segment 0 holds the `n0 = 2^m` buckets of level 0 and
+/// segment `k > 0` the `n0 x 2^(k-1)` buckets whose numbers have `m + k` as their bit length
 /// (the siblings made while level `k - 1` split). Growth adds a segment once per doubling and
-/// never moves one, and a lookup finds its segment from the stream bits alone, in a directory
+/// never moves one, and a lookup finds its segment from the bucket number alone, in a directory
 /// of at most 65 entries that stays in the first-level cache.
 ///
 /// A segment comes zeroed from the allocator, so the pages of the newest one are backed by the
 /// kernel only as splits first write them (huge pages where the kernel gives them).
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(super) struct Segments {
     widths: Widths,
     bucket_bytes: usize,
@@ -96,14 +96,46 @@ pub(super) struct Segments {
     tails_at: usize,
     /// The bits of the four tail fields.
     tails_mask: u64,
-    /// Buckets of segment 0: the initial bucket count.
-    base_buckets: usize,
+    /// The lanes of the four tail fields in the tails word.
+    tail_lanes: Lanes,
+    /// For the top bit of each tail lane, its slot (other entries unused).
+    slot_of_tail_top: [u8; 64],
+    /// `m`: segment 0 holds `2^m` buckets.
+    base_bits: u32,
+    /// The byte at which `tails_at` falls, and its bit there.
+    tails_byte: usize,
+    tails_shift: u32,
+    /// For each segment, where bucket 0 would start if the segment began at bucket 0: its first
+    /// byte less the bytes of the buckets numbered before it, so that a bucket's bytes start at
+    /// `origins[segment] + bucket x bucket_bytes` with no subtraction on the lookup path. Only
+    /// the first `segments.len()` are set; each is derived from its segment's buffer, never
+    /// through a reference to it, and the buffers are written only through these pointers.
+    origins: [*mut u8; MAX_SEGMENTS],
     segments: Vec<Vec<u8>>,
+}
+
+/// Segments a table can have: one per bit of a bucket number past the `m` low ones, and segment 0.
+const MAX_SEGMENTS: usize = usize::BITS as usize + 1;
+
+// SAFETY: the pointers in `origins` point into the buffers `segments` owns, which move with the
+// value; bytes are read through them only under `&self` and written only under `&mut self`, as a
+// `Vec<Vec<u8>>` would be, so sending or sharing a `Segments` is as safe as sending or sharing
+// the buffers.
+unsafe impl Send for Segments {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for Segments {}
+
+impl Clone for Segments {
+    fn clone(&self) -> Self {
+        let mut copy = Segments { segments: self.segments.clone(), ..*self };
+        copy.set_origins();
+        copy
+    }
 }
 
 impl Segments {
     /// Segment 0, empty.
-    pub(super) fn new(widths: Widths, base_buckets: usize) -> Result<Self, AllocFailed> {
+    pub(super) fn new(widths: Widths, base_bits: u32) -> Result<Self, AllocFailed> {
         let mut segments = Segments {
             widths,
             bucket_bytes: widths.bucket_bytes(),
@@ -114,7 +146,14 @@ impl Segments {
             field_mask: (2 << widths.tail) - 1,
             tails_at: SLOTS * widths.fingerprint as usize,
             tails_mask: (1 << (SLOTS as u32 * (widths.tail + 1))) - 1,
-            base_buckets,
+            tail_lanes: Lanes::new(widths.tail + 1),
+            slot_of_tail_top: std::array::from_fn(|bit| {
+                (bit as u32 / (widths.tail + 1)).min(SLOTS as u32 - 1) as u8
+            }),
+            base_bits,
+            tails_byte: SLOTS * widths.fingerprint as usize / 8,
+            tails_shift: SLOTS as u32 * widths.fingerprint % 8,
+            origins: [std::ptr::null_mut(); MAX_SEGMENTS],
             segments: Vec::new(),
         };
         segments.add_segment()?;
@@ -123,13 +162,12 @@ impl Segments {
 
     /// Buckets a segment holds.
     fn capacity(&self, segment: usize) -> usize {
-        self.base_buckets << segment.saturating_sub(1)
+        1 << (self.base_bits as usize + segment.saturating_sub(1))
     }
 
-    /// Makes sure the bucket with stream bits `stream` has its segment, adding the next one if
-    /// not.
-    pub(super) fn reserve(&mut self, stream: usize) -> Result<(), AllocFailed> {
-        if stream_segment(stream) < self.segments.len() { Ok(()) } else { self.add_segment() }
+    /// Makes sure `bucket` has its segment, adding the next one if not.
+    pub(super) fn reserve(&mut self, bucket: usize) -> Result<(), AllocFailed> {
+        if self.segment_of(bucket) < self.segments.len() { Ok(()) } else { self.add_segment() }
     }
 
     fn add_segment(&mut self) -> Result<(), AllocFailed> {
@@ -137,17 +175,25 @@ impl Segments {
         let bytes = buckets.checked_mul(self.bucket_bytes).and_then(|b| b.checked_add(WINDOW));
         let segment = zeroed_buffer::<u8>(bytes.ok_or(AllocFailed { bytes: usize::MAX })?)?;
         self.segments.push(segment);
+        self.set_origins();
         Ok(())
+    }
+
+    /// Derives `origins` from the buffers, after they were added or written through references.
+    fn set_origins(&mut self) {
+        for (segment, bytes) in self.segments.iter_mut().enumerate() {
+            let first = ((1usize << segment) >> 1) << self.base_bits;
+            // `as_mut_ptr` makes no reference to the bytes, so the pointer stays valid until the
+            // buffer is written through one (only `from_used_bytes`, which calls this again).
+            // The offset wraps out of the buffer; every pointer read from is back inside it.
+            self.origins[segment] = bytes.as_mut_ptr().wrapping_sub(first * self.bucket_bytes);
+        }
     }
 
     /// Segments holding `bytes`, the bytes of the buckets in use in linear hashing's order (as
     /// [`used_bytes`](Self::used_bytes) gives them), a whole number of buckets.
-    pub(super) fn from_used_bytes(
-        widths: Widths,
-        base_buckets: usize,
-        bytes: &[u8],
-    ) -> Result<Self, AllocFailed> {
-        let mut segments = Segments::new(widths, base_buckets)?;
+    pub(super) fn from_used_bytes(widths: Widths, base_bits: u32, bytes: &[u8]) -> Result<Self, AllocFailed> {
+        let mut segments = Segments::new(widths, base_bits)?;
         let mut rest = bytes;
         for segment in 0.. {
             if segment == segments.segments.len() {
@@ -161,6 +207,7 @@ impl Segments {
                 break;
             }
         }
+        segments.set_origins();
         Ok(segments)
     }
 
@@ -174,12 +221,13 @@ impl Segments {
         })
     }
 
-    /// Whether bucket `(base, stream)` has a bit set past its four entries (in its last byte).
-    pub(super) fn stray_bits(&self, stream: usize, base: usize) -> bool {
+    /// Whether `bucket` has a bit set past its four entries (in its last byte).
+    pub(super) fn stray_bits(&self, bucket: usize) -> bool {
         let bits = SLOTS as u32 * self.widths.entry();
-        let window = u128::from_le_bytes(*self.window(stream, base));
-        let bucket = window & ((1u128 << (self.bucket_bytes as u32 * 8)) - 1);
-        bucket >> bits != 0
+        // SAFETY: `window` points to WINDOW (16) readable bytes of a live segment.
+        let window = u128::from_le(unsafe { self.window(bucket).cast::<u128>().read_unaligned() });
+        let used = window & ((1u128 << (self.bucket_bytes as u32 * 8)) - 1);
+        used >> bits != 0
     }
 
     /// Bytes of the segments the kernel backs when `buckets` buckets are in use: every segment
@@ -198,23 +246,40 @@ impl Segments {
             .sum()
     }
 
-    /// The bytes from the start of bucket `(base, stream)`.
+    /// A pointer to the [`WINDOW`] bytes from the start of `bucket`, which must be in a
+    /// segment the table has (it panics if not).
     #[inline]
-    fn window(&self, stream: usize, base: usize) -> &[u8; WINDOW] {
-        let (segment, index) = self.address(stream, base);
-        let offset = index * self.bucket_bytes;
-        self.segments[segment][offset..offset + WINDOW].try_into().expect("a window's bytes")
+    fn window(&self, bucket: usize) -> *mut u8 {
+        // The bit length of the number past its `m` low bits, with no branch for 0.
+        let segment = (((bucket >> self.base_bits) << 1) | 1).ilog2() as usize;
+        assert!(segment < self.segments.len(), "bucket {bucket} is past the table");
+        // Bucket numbers with this bit length run from the segment's first bucket through its
+        // last, so the window lies in the segment's buffer: its buckets and then WINDOW bytes of
+        // padding.
+        self.origins[segment].wrapping_add(bucket * self.bucket_bytes)
     }
 
-    /// Bucket `(base, stream)` as its two words: the four fingerprints, and the four tail fields.
+    /// Asks the CPU to start loading `bucket`'s bytes (a hint; nothing is read).
     #[inline]
-    fn words(&self, stream: usize, base: usize) -> (u64, u64) {
-        let window = self.window(stream, base);
-        let (head, _) = window.split_first_chunk::<8>().expect("8 bytes");
-        let at = self.tails_at / 8;
-        // Under 9: fingerprints take at most 64 bits. The mask lets the compiler see it.
-        let tails = u64::from_le_bytes(window[at & 15..(at & 15) + 8].try_into().expect("8 bytes"));
-        (u64::from_le_bytes(*head) & self.lanes.all, (tails >> (self.tails_at % 8)) & self.tails_mask)
+    pub(super) fn prefetch(&self, bucket: usize) {
+        crate::table::prefetch_t1(self.window(bucket));
+    }
+
+    /// `bucket` as its two words: the four fingerprints, and the four tail fields.
+    #[inline]
+    fn words(&self, bucket: usize) -> (u64, u64) {
+        let window = self.window(bucket);
+        // SAFETY: `window` points to WINDOW (16) readable bytes of a live segment, and
+        // `tails_byte` is at most 8 (four fingerprints take at most 64 bits), so both 8-byte
+        // reads lie inside them; any bytes are a valid u64.
+        let (head, tails) = unsafe {
+            (
+                window.cast::<u64>().read_unaligned(),
+                window.add(self.tails_byte).cast::<u64>().read_unaligned(),
+            )
+        };
+        let (head, tails) = (u64::from_le(head), u64::from_le(tails));
+        (head & self.lanes.all, (tails >> self.tails_shift) & self.tails_mask)
     }
 
     /// `fingerprint` in each of the four fingerprint lanes, for [`probe`](Self::probe).
@@ -223,14 +288,14 @@ impl Segments {
         self.lanes.ones * u64::from(fingerprint)
     }
 
-    /// Bucket `(base, stream)` compared with a fingerprint `broadcast` carries in every lane:
+    /// `bucket` compared with a fingerprint `broadcast` carries in every lane:
     /// the top bit of each lane whose fingerprint equals it, and the bucket's tail fields. The
     /// lanes are compared together: adding each lane's low bits to all-ones-but-the-top carries
     /// into the top bit exactly when a low bit is set, and no carry crosses a lane.
     #[inline]
-    pub(super) fn probe(&self, stream: usize, base: usize, broadcast: u64) -> Probe {
+    pub(super) fn probe(&self, bucket: usize, broadcast: u64) -> Probe {
         let Lanes { tops, all, .. } = self.lanes;
-        let (prints, tails) = self.words(stream, base);
+        let (prints, tails) = self.words(bucket);
         let difference = prints ^ broadcast;
         let lows = all & !tops;
         let nonzero = ((difference & lows) + lows) | difference;
@@ -249,10 +314,12 @@ impl Segments {
             (probe.tails >> shift) as u32 & self.field_mask
         };
         let lowest = (equal != 0) & tail_matches(tail_of_lane(equal.trailing_zeros()), key_bits);
-        if lowest || equal & equal.wrapping_sub(1) == 0 {
+        let mut others = equal & equal.wrapping_sub(1);
+        // The branch is on a second equal fingerprint, which is rare, and never on `lowest`,
+        // which for present keys is a coin toss between their two buckets.
+        if others == 0 || lowest {
             return lowest;
         }
-        let mut others = equal & equal.wrapping_sub(1);
         while others != 0 {
             if tail_matches(tail_of_lane(others.trailing_zeros()), key_bits) {
                 return true;
@@ -262,30 +329,53 @@ impl Segments {
         false
     }
 
-    /// The segment of bucket `(base, stream)` and its index there.
-    #[inline]
-    fn address(&self, stream: usize, base: usize) -> (usize, usize) {
-        let segment = stream_segment(stream);
-        // The stream bits under the top one: the bucket's rank among its segment's rows.
-        let row = stream ^ ((1 << segment) >> 1);
-        (segment, base + self.base_buckets * row)
+    /// The segment holding `bucket`: the bit length of its number above the `m` low bits.
+    fn segment_of(&self, bucket: usize) -> usize {
+        (usize::BITS - (bucket >> self.base_bits).leading_zeros()) as usize
     }
 
-    /// The four entries of bucket `(base, stream)`, each as [`Widths::pack`] makes it.
+    /// `bucket` as it is stored: its fingerprints word and its tails word.
     #[inline]
-    pub(super) fn bucket(&self, stream: usize, base: usize) -> [u32; SLOTS] {
-        let (prints, tails) = self.words(stream, base);
+    pub(super) fn read(&self, bucket: usize) -> Words {
+        let (prints, tails) = self.words(bucket);
+        Words { prints, tails }
+    }
+
+    /// The top bit of each empty slot's tail lane (an empty slot's tail field is 0), by the
+    /// same carry trick as [`probe`](Self::probe): the slots with room, without a loop.
+    #[inline]
+    pub(super) fn free_lanes(&self, words: Words) -> u64 {
+        let Lanes { tops, all, .. } = self.tail_lanes;
+        let lows = all & !tops;
+        !(((words.tails & lows) + lows) | words.tails) & tops
+    }
+
+    /// The slot of the lowest lane `free_lanes` (not 0) marks.
+    #[inline]
+    pub(super) fn first_slot(&self, free_lanes: u64) -> usize {
+        debug_assert!(free_lanes != 0);
+        usize::from(self.slot_of_tail_top[free_lanes.trailing_zeros() as usize & 63])
+    }
+
+    /// The entry in one slot of a read bucket, as [`Widths::pack`] makes it.
+    #[inline]
+    pub(super) fn entry(&self, words: Words, slot: usize) -> u32 {
         let Widths { fingerprint, tail } = self.widths;
-        std::array::from_fn(|slot| {
-            let slot = slot as u32;
-            let print = (prints >> (slot * fingerprint)) as u32 & ((1 << fingerprint) - 1);
-            let field = (tails >> (slot * (tail + 1))) as u32 & ((2 << tail) - 1);
-            self.widths.pack(print, field)
-        })
+        let slot = slot as u32;
+        let print = (words.prints >> (slot * fingerprint)) as u32 & ((1 << fingerprint) - 1);
+        let field = (words.tails >> (slot * (tail + 1))) as u32 & self.field_mask;
+        self.widths.pack(print, field)
     }
 
-    /// Writes the four entries of bucket `(base, stream)`.
-    pub(super) fn set_bucket(&mut self, stream: usize, base: usize, entries: [u32; SLOTS]) {
+    /// The four entries of `bucket`, each as [`Widths::pack`] makes it.
+    #[inline]
+    pub(super) fn bucket(&self, bucket: usize) -> [u32; SLOTS] {
+        let words = self.read(bucket);
+        std::array::from_fn(|slot| self.entry(words, slot))
+    }
+
+    /// Writes the four entries of `bucket`.
+    pub(super) fn set_bucket(&mut self, bucket: usize, entries: [u32; SLOTS]) {
         let Widths { fingerprint, tail } = self.widths;
         let (mut prints, mut tails) = (0u64, 0u64);
         for (slot, entry) in entries.into_iter().enumerate() {
@@ -294,20 +384,43 @@ impl Segments {
             tails |= u64::from(field) << (slot as u32 * (tail + 1));
         }
         let bucket_bits = SLOTS as u32 * self.widths.entry();
-        let bits = u128::from(prints) | u128::from(tails) << self.tails_at;
-        let window = u128::from_le_bytes(*self.window(stream, base));
-        let window = window & !((1u128 << bucket_bits) - 1) | bits;
-        let (segment, index) = self.address(stream, base);
-        let offset = index * self.bucket_bytes;
-        self.segments[segment][offset..offset + WINDOW].copy_from_slice(&window.to_le_bytes());
+        self.write_bits(
+            bucket,
+            (1u128 << bucket_bits) - 1,
+            u128::from(prints) | u128::from(tails) << self.tails_at,
+        );
     }
 
-    /// Writes one slot of bucket `(base, stream)`.
-    pub(super) fn set(&mut self, stream: usize, base: usize, slot: usize, entry: u32) {
-        let mut entries = self.bucket(stream, base);
-        entries[slot] = entry;
-        self.set_bucket(stream, base, entries);
+    /// Writes one slot of `bucket`, leaving the others as they are.
+    #[inline]
+    pub(super) fn set(&mut self, bucket: usize, slot: usize, entry: u32) {
+        let Widths { fingerprint, tail } = self.widths;
+        let (print, field) = self.widths.unpack(entry);
+        let (print_at, field_at) =
+            (slot as u32 * fingerprint, self.tails_at as u32 + slot as u32 * (tail + 1));
+        let mask =
+            u128::from((1u32 << fingerprint) - 1) << print_at | u128::from(self.field_mask) << field_at;
+        self.write_bits(bucket, mask, u128::from(print) << print_at | u128::from(field) << field_at);
     }
+
+    /// Replaces the bits `mask` selects in the window of `bucket` with `bits`.
+    #[inline]
+    fn write_bits(&mut self, bucket: usize, mask: u128, bits: u128) {
+        let window = self.window(bucket).cast::<u128>();
+        // SAFETY: `window` points to WINDOW (16) bytes of a live segment (see `window`), which
+        // `&mut self` has to itself; the bits outside `mask` are written back as they were.
+        unsafe {
+            let old = u128::from_le(window.read_unaligned());
+            window.write_unaligned((old & !mask | bits).to_le());
+        }
+    }
+}
+
+/// A bucket's two words as stored ([`Segments::read`]).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Words {
+    prints: u64,
+    tails: u64,
 }
 
 /// A bucket compared with a fingerprint ([`Segments::probe`]).
@@ -344,10 +457,4 @@ impl Lanes {
         let ones = (0..SLOTS as u32).map(|slot| 1u64 << (slot * fingerprint)).sum();
         Lanes { ones, tops: ones << (fingerprint - 1), all: u64::MAX >> (64 - SLOTS as u32 * fingerprint) }
     }
-}
-
-/// The segment holding buckets with stream bits `stream`: their bit length.
-#[inline]
-fn stream_segment(stream: usize) -> usize {
-    (usize::BITS - stream.leading_zeros()) as usize
 }

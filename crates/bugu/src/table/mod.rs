@@ -56,7 +56,7 @@ use crate::hash::Addressing;
 pub(crate) use alloc::{AllocFailed, reserve_buffer, zeroed_buffer};
 pub use geometry::{BUCKET_SIZES, FINGERPRINT_BITS};
 pub(crate) use geometry::{Geometry, PADDING};
-pub(crate) use kernels::{MAX_LANES, Matcher};
+pub(crate) use kernels::{MAX_LANES, Matcher, prefetch_t1};
 pub(crate) use ops::ContainsEither;
 use probe::Probe;
 pub(crate) use probe::{

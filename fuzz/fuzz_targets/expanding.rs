@@ -1,14 +1,15 @@
 //! `ExpandingFilter::from_bytes` and `read_from` on arbitrary bytes: no panic, no runaway
 //! allocation, and the two readers agree. Whatever is accepted re-serializes to the same bytes,
 //! then takes inserts and removals without panicking, and an item inserted and not removed is
-//! never absent.
+//! never absent. `ExpandingView::from_bytes` accepts what `from_bytes` accepts (unless its
+//! entries are too narrow to read in place) and answers as the filter does.
 //!
 //! As in the other targets, an odd first byte seals the rest with its checksum, so mutations
 //! reach the field and bucket checks.
 
 #![no_main]
 
-use bugu::{ExpandingFilter, Filter, FilterMut};
+use bugu::{ExpandingFilter, ExpandingView, Filter, FilterMut, PersistError};
 use libfuzzer_sys::fuzz_target;
 
 /// Operations applied to one accepted filter at most.
@@ -20,6 +21,16 @@ fuzz_target!(|data: &[u8]| {
     let from_bytes = ExpandingFilter::from_bytes(bytes);
     let mut reader = bytes;
     let streamed = ExpandingFilter::read_from(&mut reader);
+    let view = ExpandingView::from_bytes(bytes);
+    match (&from_bytes, &view) {
+        (Ok(filter), Ok(view)) => {
+            let keys: Vec<u64> = (0..MAX_OPS).collect();
+            assert_eq!(view.contains_batch(&keys), filter.contains_batch(&keys));
+        }
+        (Ok(_), Err(PersistError::InvalidParameter(_))) | (Err(_), Err(_)) => {}
+        (Ok(_), Err(e)) => panic!("the view refused what from_bytes accepted: {e}"),
+        (Err(e), Ok(_)) => panic!("the view accepted what from_bytes refused: {e}"),
+    }
     match (from_bytes, streamed) {
         (Ok(mut filter), Ok(copy)) => {
             assert!(reader.is_empty());

@@ -151,7 +151,7 @@ pub use growable::{
 };
 pub use key::{Hashed, Key};
 pub use membership::{Filter, FilterMut};
-pub use persist::{CuckooView, PersistError};
+pub use persist::{CuckooView, ExpandingView, PersistError};
 pub use sizing::FIT_FAILURE_BOUND;
 pub use stats::{Bucket, Stats};
 

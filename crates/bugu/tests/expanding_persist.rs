@@ -1,7 +1,7 @@
 //! The expanding filter's file (kind 3): round trips at random points of growth, hostile bytes,
 //! and a golden file that pins the format.
 
-use bugu::{ExpandingFilter, Filter, FilterMut, PersistError};
+use bugu::{ExpandingFilter, ExpandingView, Filter, FilterMut, PersistError};
 use proptest::prelude::*;
 
 fn grown(initial: usize, items: u64, seed: u64) -> ExpandingFilter {
@@ -24,6 +24,20 @@ fn assert_same(filter: &ExpandingFilter, copy: &ExpandingFilter, probes: u64) {
     assert_eq!(copy.to_bytes(), filter.to_bytes());
 }
 
+/// A view answers every query as the filter whose bytes it reads.
+fn assert_view_same(filter: &ExpandingFilter, view: &ExpandingView<'_>, probes: u64) {
+    assert_eq!(view.len(), filter.len());
+    assert_eq!(view.stats().tail_histogram, filter.stats().tail_histogram);
+    assert_eq!(view.stats().rate_bound, filter.stats().rate_bound);
+    let keys: Vec<u64> = (0..probes).collect();
+    for key in &keys {
+        assert_eq!(view.contains(key), filter.contains(key), "key {key}");
+        assert_eq!(view.count(key), filter.count(key), "key {key}");
+    }
+    assert_eq!(view.contains_batch(&keys), filter.contains_batch(&keys));
+    assert_eq!(view.to_filter().unwrap().to_bytes(), filter.to_bytes());
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
 
@@ -41,6 +55,7 @@ proptest! {
         assert_same(&filter, &copy, items + 1_000);
         let mut streamed = ExpandingFilter::read_from(&bytes[..]).unwrap();
         assert_same(&filter, &streamed, 0);
+        assert_view_same(&filter, &ExpandingView::from_bytes(&bytes).unwrap(), items + 1_000);
         // Both go on the same way: the random state is saved too.
         for key in items..items + 2_000 {
             filter.insert(&key).unwrap();
@@ -61,12 +76,47 @@ fn a_file_saved_and_loaded_answers_as_the_filter_did() {
 }
 
 #[test]
+fn a_memory_mapped_file_is_queried_in_place() {
+    let mut filter = grown(100, 30_000, 9);
+    for key in (0..30_000u64).step_by(3) {
+        assert!(filter.remove(&key));
+    }
+    let path = std::env::temp_dir().join(format!("bugu-expanding-view-{}", std::process::id()));
+    filter.save(&path).unwrap();
+    let file = std::fs::File::open(&path).unwrap();
+    // SAFETY: the file is this test's own, and nothing writes to it while it is mapped.
+    let map = unsafe { memmap2::Mmap::map(&file) }.unwrap();
+    let view = ExpandingView::from_bytes(&map).unwrap();
+    assert_eq!(view.stats().memory_bytes, 0, "the view owns no table");
+    assert_view_same(&filter, &view, 40_000);
+    drop(view);
+    drop(map);
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[test]
+fn a_view_of_entries_too_narrow_to_read_in_place_is_refused() {
+    // A loose target and a small maximum: 4-bit entries, 2-byte buckets, so the last bucket's
+    // 16-byte read would pass the padding and the checksum.
+    let mut filter = ExpandingFilter::builder().false_positive_rate(0.9).max_items(1_000).build().unwrap();
+    for key in 0..500u64 {
+        filter.insert(&key).unwrap();
+    }
+    let stats = filter.stats();
+    assert!(stats.fingerprint_bits + stats.tail_bits < 8, "{stats:?}");
+    let bytes = filter.to_bytes();
+    assert!(matches!(ExpandingView::from_bytes(&bytes), Err(PersistError::InvalidParameter(_))));
+    assert!(ExpandingFilter::from_bytes(&bytes).is_ok(), "loading it works");
+}
+
+#[test]
 fn every_truncation_is_refused() {
     let bytes = grown(16, 300, 1).to_bytes();
     for len in 0..bytes.len() {
         let err = ExpandingFilter::from_bytes(&bytes[..len]).unwrap_err();
         assert!(matches!(err, PersistError::Truncated { .. } | PersistError::BadMagic), "{len} bytes: {err}");
         assert!(ExpandingFilter::read_from(&bytes[..len]).is_err());
+        assert!(ExpandingView::from_bytes(&bytes[..len]).is_err());
     }
 }
 
@@ -88,8 +138,15 @@ fn every_changed_byte_is_refused_or_read_as_a_valid_filter() {
             changed[at] ^= flip;
             // Unsealed: the checksum catches it.
             assert!(ExpandingFilter::from_bytes(&changed).is_err(), "byte {at}");
-            // Sealed: refused, or a filter that holds what its bytes say and works.
-            if let Ok(mut copy) = ExpandingFilter::from_bytes(&sealed(changed)) {
+            assert!(ExpandingView::from_bytes(&changed).is_err(), "byte {at}");
+            // Sealed: refused, or a filter that holds what its bytes say and works; a view
+            // refuses the same bytes or answers as the filter does.
+            let changed = sealed(changed);
+            let view = ExpandingView::from_bytes(&changed);
+            assert_eq!(view.is_ok(), ExpandingFilter::from_bytes(&changed).is_ok(), "byte {at}");
+            if let Ok(mut copy) = ExpandingFilter::from_bytes(&changed) {
+                let view = view.unwrap();
+                assert!((0..200u64).all(|key| view.contains(&key) == copy.contains(&key)));
                 assert_eq!(
                     copy.stats().tail_histogram.iter().sum::<usize>() + copy.stats().stash,
                     copy.stats().entries

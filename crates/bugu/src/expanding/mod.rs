@@ -203,7 +203,18 @@ impl ExpandingFilter {
         if split > 0 {
             segments.reserve(1 << base_bits)?;
         }
-        Ok(ExpandingFilter {
+        Ok(Self::with_segments(builder, widths, base_bits, split, segments))
+    }
+
+    /// An empty filter over `segments`, with the builder's settings.
+    fn with_segments(
+        builder: &ExpandingBuilder,
+        widths: Widths,
+        base_bits: u32,
+        split: usize,
+        segments: Segments,
+    ) -> Self {
+        ExpandingFilter {
             widths,
             base_bits,
             level: 0,
@@ -219,7 +230,7 @@ impl ExpandingFilter {
             max_items: builder.max_items,
             seed: builder.seed,
             rng: builder.seed ^ 0x9e37_79b9_7f4a_7c15 | 1,
-        })
+        }
     }
 
     /// Items stored.
@@ -378,9 +389,11 @@ impl ExpandingFilter {
         KeySides { sides: [first, second], buckets: [self.bucket_of(&first), self.bucket_of(&second)] }
     }
 
-    /// Whether a located key matches an entry: both buckets are read and compared before any
-    /// branch, and past the fingerprint test both are checked, so that no branch depends on
-    /// which bucket or slot holds a key; the stash only when it holds any.
+    /// Whether a located key matches an entry. Both buckets are read and compared before any
+    /// branch; then, if either has an equal fingerprint, the lowest such slot of the first that
+    /// has one, chosen without a branch: for a present key that is almost always its own entry,
+    /// so its lookup costs one tail check. Only if that fails are all equal slots checked, and
+    /// the stash only when it holds any.
     #[inline]
     fn holds(&self, key: &KeySides) -> bool {
         let KeySides {
@@ -388,15 +401,24 @@ impl ExpandingFilter {
             buckets: [(first_bucket, first_level), (second_bucket, second_level)],
         } = *key;
         let broadcast = self.segments.broadcast(first.fingerprint);
-        let first_probe = self.segments.probe(first_bucket, broadcast);
-        let second_probe = self.segments.probe(second_bucket, broadcast);
-        ((first_probe.equal | second_probe.equal) != 0
-            && (self.segments.probe_holds(first_probe, self.bits_past(&first, first_level) as u32)
-                | self.segments.probe_holds(second_probe, self.bits_past(&second, second_level) as u32)))
-            || (!self.stash.is_empty()
-                && self.stash.iter().any(|stashed| {
-                    self.stashed_matches(stashed, &first) || self.stashed_matches(stashed, &second)
-                }))
+        let (first_probe, second_probe) =
+            (self.segments.probe(first_bucket, broadcast), self.segments.probe(second_bucket, broadcast));
+        if (first_probe.equal | second_probe.equal) != 0 {
+            let first = (first_probe, self.bits_past(&first, first_level) as u32);
+            let second = (second_probe, self.bits_past(&second, second_level) as u32);
+            let (probe, key_bits) = Segments::either(first, second);
+            if self.segments.lowest_holds(probe, key_bits)
+                || self.segments.probe_holds(first.0, first.1)
+                || self.segments.probe_holds(second.0, second.1)
+            {
+                return true;
+            }
+        }
+        !self.stash.is_empty()
+            && self.stash.iter().any(|stashed| {
+                let [first, second] = key.sides;
+                self.stashed_matches(stashed, &first) || self.stashed_matches(stashed, &second)
+            })
     }
 
     /// Every entry that matches a key, with its known bits: in the key's bucket on each side,
@@ -459,7 +481,7 @@ impl Filter for ExpandingFilter {
         self.holds(&self.sides_of(hash))
     }
 
-    /// Each block of [`LOOKAHEAD`] keys is located and its buckets prefetched before any is
+    /// Each block of 16 keys is located and its buckets prefetched before any is
     /// probed, so that their memory accesses overlap; the answers are those of
     /// [`contains_hash`](Self::contains_hash).
     fn contains_hash_batch(&self, hashes: &[u64]) -> Vec<bool> {

@@ -48,7 +48,7 @@ impl ExpandingFields {
         }
         // The level a filter reaches leaves a key address bits for the level above and a tail.
         let key_depth = 64 - self.fingerprint_bits - u64::from(self.base_buckets.ilog2());
-        if self.level + 1 + self.tail_bits > key_depth {
+        if self.level.saturating_add(1 + self.tail_bits) > key_depth {
             return Err(("level", self.level));
         }
         let round = self.base_buckets << self.level;
@@ -61,6 +61,11 @@ impl ExpandingFields {
             .checked_mul(widths.bucket_bytes() as u64)
             .and_then(|bytes| usize::try_from(bytes).ok())
             .ok_or(("bucket count", buckets))
+    }
+
+    /// `m`, for a count [`check`](Self::check) found a power of two.
+    fn base_bits(&self) -> u32 {
+        self.base_buckets.ilog2()
     }
 
     fn widths(&self) -> Widths {
@@ -113,19 +118,39 @@ impl ExpandingFilter {
         if buckets.len() != bytes {
             return Ok(Err(("bucket bytes", buckets.len() as u64)));
         }
+        let segments = Segments::from_used_bytes(fields.widths(), fields.base_bits(), buckets)?;
+        Ok(Self::assemble(fields, segments).adopt(fields.len, stash))
+    }
+
+    /// A filter that reads its buckets in place from `bytes` (the buckets, in linear hashing's
+    /// order, and whatever follows them), checked as [`from_parts`](Self::from_parts) checks.
+    /// The caller keeps `bytes` borrowed and unchanged while the filter lives, and never changes
+    /// the filter (its writes would panic).
+    pub(crate) fn from_borrowed_parts(
+        fields: &ExpandingFields,
+        stash: &[StashedEntry],
+        bytes: &[u8],
+    ) -> Result<Self, Broken> {
+        let bucket_bytes = fields.check()?;
+        let buckets = bucket_bytes / fields.widths().bucket_bytes();
+        let segments = Segments::borrowed(fields.widths(), fields.base_bits(), bytes, buckets)
+            .ok_or(("bytes after the buckets, too few to read them in place", bytes.len() as u64))?;
+        Self::assemble(fields, segments).adopt(fields.len, stash)
+    }
+
+    /// The filter the fields describe, over `segments`, before its content is checked.
+    fn assemble(fields: &ExpandingFields, segments: Segments) -> Self {
         let builder = ExpandingBuilder {
             initial_capacity: 1,
             rate: fields.rate,
             max_items: fields.max_items,
             seed: fields.seed,
         };
-        let base_bits = fields.base_buckets.ilog2();
-        let mut filter = Self::with_widths(&builder, fields.widths(), base_bits, 0)?;
+        let mut filter = Self::with_segments(&builder, fields.widths(), fields.base_bits(), 0, segments);
         filter.level = fields.level as u32;
         filter.split = fields.split as usize;
         filter.rng = fields.rng;
-        filter.segments = Segments::from_used_bytes(fields.widths(), base_bits, buckets)?;
-        Ok(filter.adopt(fields.len, stash))
+        filter
     }
 
     /// Checks the buckets and takes the stash and the item count, counting entries and weight.

@@ -109,8 +109,13 @@ pub(super) struct Segments {
     /// byte less the bytes of the buckets numbered before it, so that a bucket's bytes start at
     /// `origins[segment] + bucket x bucket_bytes` with no subtraction on the lookup path. Only
     /// the first `segments.len()` are set; each is derived from its segment's buffer, never
-    /// through a reference to it, and the buffers are written only through these pointers.
+    /// through a reference to it, and the buffers are written only through these pointers. In a
+    /// table [`borrowed`](Self::borrowed) from bytes, all point at those bytes' start.
     origins: [*mut u8; MAX_SEGMENTS],
+    /// The buckets with a number below this have their bytes, and [`WINDOW`] bytes from each
+    /// bucket's start are readable: the one bounds check of a bucket's read.
+    readable: usize,
+    /// The owned segments' buffers (none in a borrowed table).
     segments: Vec<Vec<u8>>,
 }
 
@@ -118,9 +123,10 @@ pub(super) struct Segments {
 const MAX_SEGMENTS: usize = usize::BITS as usize + 1;
 
 // SAFETY: the pointers in `origins` point into the buffers `segments` owns, which move with the
-// value; bytes are read through them only under `&self` and written only under `&mut self`, as a
-// `Vec<Vec<u8>>` would be, so sending or sharing a `Segments` is as safe as sending or sharing
-// the buffers.
+// value, or into bytes a borrowed table's owner keeps borrowed (shared, so `Sync`, as `&[u8]`);
+// bytes are read through them only under `&self` and written only under `&mut self`, and never in
+// a borrowed table, as a `Vec<Vec<u8>>` would be, so sending or sharing a `Segments` is as safe as
+// sending or sharing the buffers.
 unsafe impl Send for Segments {}
 // SAFETY: as for `Send`.
 unsafe impl Sync for Segments {}
@@ -128,7 +134,10 @@ unsafe impl Sync for Segments {}
 impl Clone for Segments {
     fn clone(&self) -> Self {
         let mut copy = Segments { segments: self.segments.clone(), ..*self };
-        copy.set_origins();
+        // A borrowed table's copy reads the same borrowed bytes: its origins stay.
+        if !copy.segments.is_empty() {
+            copy.set_origins();
+        }
         copy
     }
 }
@@ -136,7 +145,14 @@ impl Clone for Segments {
 impl Segments {
     /// Segment 0, empty.
     pub(super) fn new(widths: Widths, base_bits: u32) -> Result<Self, AllocFailed> {
-        let mut segments = Segments {
+        let mut segments = Segments::new_empty(widths, base_bits);
+        segments.add_segment()?;
+        Ok(segments)
+    }
+
+    /// A table with no segment yet: nothing is readable.
+    fn new_empty(widths: Widths, base_bits: u32) -> Self {
+        Segments {
             widths,
             bucket_bytes: widths.bucket_bytes(),
             lanes: Lanes::new(widths.fingerprint),
@@ -154,10 +170,9 @@ impl Segments {
             tails_byte: SLOTS * widths.fingerprint as usize / 8,
             tails_shift: SLOTS as u32 * widths.fingerprint % 8,
             origins: [std::ptr::null_mut(); MAX_SEGMENTS],
+            readable: 0,
             segments: Vec::new(),
-        };
-        segments.add_segment()?;
-        Ok(segments)
+        }
     }
 
     /// Buckets a segment holds.
@@ -188,6 +203,25 @@ impl Segments {
             // The offset wraps out of the buffer; every pointer read from is back inside it.
             self.origins[segment] = bytes.as_mut_ptr().wrapping_sub(first * self.bucket_bytes);
         }
+        // Segments 0..k hold the buckets numbered below n0 x 2^(k-1), all of them.
+        self.readable = (1 << self.base_bits) << self.segments.len().saturating_sub(1);
+    }
+
+    /// A table that reads `buckets` buckets in place from `bytes` (stored in linear hashing's
+    /// order, as [`used_bytes`](Self::used_bytes) gives them), for a view that borrows them and
+    /// never writes. `None` if `bytes` do not hold the buckets and [`WINDOW`] bytes from the
+    /// last one's start. The owner must keep `bytes` borrowed, unchanged, while the table lives,
+    /// and must not write to it.
+    pub(super) fn borrowed(widths: Widths, base_bits: u32, bytes: &[u8], buckets: usize) -> Option<Self> {
+        let mut table = Segments::new_empty(widths, base_bits);
+        let last = buckets.checked_sub(1)?;
+        if bytes.len() < last.checked_mul(table.bucket_bytes)?.checked_add(WINDOW)? {
+            return None;
+        }
+        // Bucket numbers are contiguous in the bytes: every segment starts where its buckets are.
+        table.origins = [bytes.as_ptr().cast_mut(); MAX_SEGMENTS];
+        table.readable = buckets;
+        Some(table)
     }
 
     /// Segments holding `bytes`, the bytes of the buckets in use in linear hashing's order (as
@@ -252,10 +286,11 @@ impl Segments {
     fn window(&self, bucket: usize) -> *mut u8 {
         // The bit length of the number past its `m` low bits, with no branch for 0.
         let segment = (((bucket >> self.base_bits) << 1) | 1).ilog2() as usize;
-        assert!(segment < self.segments.len(), "bucket {bucket} is past the table");
-        // Bucket numbers with this bit length run from the segment's first bucket through its
-        // last, so the window lies in the segment's buffer: its buckets and then WINDOW bytes of
-        // padding.
+        assert!(bucket < self.readable, "bucket {bucket} is past the table");
+        // Owned: bucket numbers with this bit length run from the segment's first bucket through
+        // its last, and the segment exists as the bucket is below `readable`, so the window lies
+        // in the segment's buffer (its buckets, then WINDOW bytes of padding). Borrowed: the
+        // window lies in the bytes, which hold WINDOW bytes from the last readable bucket's start.
         self.origins[segment].wrapping_add(bucket * self.bucket_bytes)
     }
 
@@ -302,31 +337,45 @@ impl Segments {
         Probe { equal: !nonzero & tops, tails }
     }
 
-    /// Whether a slot of a probed bucket holds the fingerprint and a tail that `key_bits` (the
-    /// key's address bits past the bucket's level) extend. The lowest equal slot is checked
-    /// without branches, so which bucket holds a present key costs no misprediction; the others
-    /// only when there are more, which is rare.
+    /// The tail field of the slot whose fingerprint lane has its top bit at `top`.
     #[inline]
+    fn tail_of_lane(&self, probe: Probe, top: u32) -> u32 {
+        let shift = self.tail_shift_of_lane_top[top as usize & 63];
+        (probe.tails >> shift) as u32 & self.field_mask
+    }
+
+    /// Whether the lowest slot of a probed bucket with an equal fingerprint holds a tail that
+    /// `key_bits` (the key's address bits past the bucket's level) extend: the one check a
+    /// present key almost always needs, without a branch.
+    #[inline]
+    pub(super) fn lowest_holds(&self, probe: Probe, key_bits: u32) -> bool {
+        (probe.equal != 0) & tail_matches(self.tail_of_lane(probe, probe.equal.trailing_zeros()), key_bits)
+    }
+
+    /// Whether any slot of a probed bucket holds the fingerprint and a tail that `key_bits`
+    /// extend.
     pub(super) fn probe_holds(&self, probe: Probe, key_bits: u32) -> bool {
-        let equal = probe.equal;
-        let tail_of_lane = |top: u32| {
-            let shift = self.tail_shift_of_lane_top[top as usize & 63];
-            (probe.tails >> shift) as u32 & self.field_mask
-        };
-        let lowest = (equal != 0) & tail_matches(tail_of_lane(equal.trailing_zeros()), key_bits);
-        let mut others = equal & equal.wrapping_sub(1);
-        // The branch is on a second equal fingerprint, which is rare, and never on `lowest`,
-        // which for present keys is a coin toss between their two buckets.
-        if others == 0 || lowest {
-            return lowest;
-        }
-        while others != 0 {
-            if tail_matches(tail_of_lane(others.trailing_zeros()), key_bits) {
+        let mut equal = probe.equal;
+        while equal != 0 {
+            if tail_matches(self.tail_of_lane(probe, equal.trailing_zeros()), key_bits) {
                 return true;
             }
-            others &= others - 1;
+            equal &= equal - 1;
         }
         false
+    }
+
+    /// The first probe if it found an equal fingerprint, else the second, with its key bits:
+    /// chosen with masks, not a branch, as which of a present key's buckets holds it is a coin
+    /// toss.
+    #[inline]
+    pub(super) fn either(first: (Probe, u32), second: (Probe, u32)) -> (Probe, u32) {
+        let pick = u64::from(first.0.equal != 0).wrapping_neg();
+        let probe = Probe {
+            equal: first.0.equal & pick | second.0.equal & !pick,
+            tails: first.0.tails & pick | second.0.tails & !pick,
+        };
+        (probe, first.1 & pick as u32 | second.1 & !pick as u32)
     }
 
     /// The segment holding `bucket`: the bit length of its number above the `m` low bits.
@@ -406,6 +455,7 @@ impl Segments {
     /// Replaces the bits `mask` selects in the window of `bucket` with `bits`.
     #[inline]
     fn write_bits(&mut self, bucket: usize, mask: u128, bits: u128) {
+        assert!(!self.segments.is_empty(), "a borrowed table is never written");
         let window = self.window(bucket).cast::<u128>();
         // SAFETY: `window` points to WINDOW (16) bytes of a live segment (see `window`), which
         // `&mut self` has to itself; the bits outside `mask` are written back as they were.

@@ -2,6 +2,7 @@ use std::collections::HashMap;
 
 use proptest::prelude::*;
 
+use super::config::MAX_LOAD;
 use super::table::Widths;
 use super::*;
 
@@ -274,4 +275,58 @@ fn batched_lookups_answer_as_one_by_one() {
         filter.contains_batch(&[7u64, 1 << 40]),
         vec![filter.contains(&7u64), filter.contains(&(1u64 << 40))]
     );
+}
+
+/// The bound is the expected number of entries an absent key matches, term by term: an entry
+/// knowing `k` address bits past the base bucket's `m` is matched by one side of a random key
+/// with probability `2^-(f + m + k)`, the two sides never both, so the expectation is
+/// `2 W / (n0 2^f)`. Measured over absent keys, the mean count must be the bound itself, within
+/// the sampling error, not merely under it.
+#[test]
+fn the_bound_is_the_expected_number_of_matches() {
+    for (filter, items) in [(filter_with(1000, 7, 4), 300_000u64), (filter_with(100, 6, 9), 100_000)] {
+        let mut filter = filter;
+        for i in 0..items {
+            filter.insert(&i).unwrap();
+        }
+        let bound = filter.stats().rate_bound;
+        let probes = 2_000_000u64;
+        let matches: usize = (0..probes).map(|i| filter.count_hash(filter.hash_of(&(i + (1 << 40))))).sum();
+        let mean = matches as f64 / probes as f64;
+        let sigma = (bound / probes as f64).sqrt();
+        assert!(
+            (mean - bound).abs() < 5.0 * sigma,
+            "mean matches {mean} against the bound {bound} (sigma {sigma})"
+        );
+    }
+}
+
+/// At the start of each level (the split pointer back at 0), `D` doublings after a table of
+/// `n0` buckets first filled, the entries inserted at each level weigh `3.6 n0 2^-t` together,
+/// so the bound is `8 x 0.9 x (D + 1) x 2^-(f + t)`, the formula the builder sizes widths by
+/// (the table starts at exactly `n0` buckets here, so none of the first round is split yet).
+#[test]
+fn the_bound_after_d_doublings_is_the_formula() {
+    let mut filter = ExpandingFilter::builder().initial_capacity(921).max_items(1 << 30).build().unwrap();
+    assert_eq!((filter.base_bits, filter.split), (8, 0), "256 buckets, none split");
+    let widths = filter.widths;
+    let mut checked = 0;
+    let mut level = 0;
+    for i in 0..1_000_000u64 {
+        filter.insert(&i).unwrap();
+        if filter.level != level {
+            level = filter.level;
+            let expected =
+                8.0 * MAX_LOAD * f64::from(level + 1) / 2f64.powi((widths.fingerprint + widths.tail) as i32);
+            let bound = filter.stats().rate_bound;
+            // Never above it; a little below once the stash has made extra splits, which reach a
+            // level with fewer entries.
+            assert!(
+                (0.99..=1.001).contains(&(bound / expected)),
+                "level {level}: bound {bound}, formula {expected}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 10, "{checked} levels checked");
 }

@@ -79,7 +79,7 @@ fn from_words(words: [u64; FIELDS_LEN / 8]) -> (ExpandingFields, u64) {
     (fields, stash_len)
 }
 
-fn invalid((field, value): (&'static str, u64)) -> PersistError {
+pub(super) fn invalid((field, value): (&'static str, u64)) -> PersistError {
     InvalidParameter::Expanding { field, value }.into()
 }
 
@@ -202,36 +202,53 @@ impl ExpandingFilter {
     /// Reads and validates one expanding filter; also returns the bytes consumed.
     fn decode_file<R: Read>(reader: R, available: Option<u64>) -> Result<(Self, u64), PersistError> {
         let mut decoder = Decoder::new(reader, available);
-        expect_kind(decoder.header()?, FilterKind::Expanding)?;
-        let mut raw = [0u64; FIELDS_LEN / 8];
-        for field in &mut raw {
-            *field = decoder.read_u64("expanding filter fields")?;
-        }
-        let (fields, stash_len) = from_words(raw);
-        // Everything that sizes a read is checked before the read.
-        let bucket_bytes = fields.check().map_err(invalid)?;
-        if stash_len > MAX_STASH {
-            return Err(invalid(("stash length", stash_len)));
-        }
-        let mut stash: Vec<StashedEntry> = Vec::with_capacity(stash_len as usize);
-        for _ in 0..stash_len {
-            let base = decoder.read_u64("stash")?;
-            let known = decoder.read_u64("stash")?;
-            let packed = decoder.read_u64("stash")?;
-            stash.push((base, known, (packed >> 32) as u32, packed as u32));
-        }
-        let padded_len =
-            bucket_bytes.checked_next_multiple_of(8).ok_or_else(|| invalid(("bucket bytes", u64::MAX)))?;
-        let padded = decoder.read_bytes(padded_len, "buckets")?;
+        let (fields, stash, bucket_bytes) = decode_fields_and_stash(&mut decoder)?;
+        let padded = decoder.read_bytes(padded(bucket_bytes)?, "buckets")?;
         let (buckets, zeros) = padded.split_at(bucket_bytes);
         decoder.finish()?;
-        if zeros.iter().any(|&byte| byte != 0) {
-            let value = zeros.iter().fold(0, |value, &byte| value << 8 | u64::from(byte));
-            return Err(invalid(("padding after the buckets", value)));
-        }
+        check_padding(zeros)?;
         let filter = ExpandingFilter::from_parts(&fields, &stash, buckets)
             .map_err(|failed| PersistError::OutOfMemory { bytes: failed.bytes })?
             .map_err(invalid)?;
         Ok((filter, decoder.offset()))
     }
+}
+
+/// Reads the header, the fields and the stash, checking every field before anything is sized
+/// from it; gives them with the byte length of the buckets that follow.
+pub(super) fn decode_fields_and_stash<R: Read>(
+    decoder: &mut Decoder<R>,
+) -> Result<(ExpandingFields, Vec<StashedEntry>, usize), PersistError> {
+    expect_kind(decoder.header()?, FilterKind::Expanding)?;
+    let mut raw = [0u64; FIELDS_LEN / 8];
+    for field in &mut raw {
+        *field = decoder.read_u64("expanding filter fields")?;
+    }
+    let (fields, stash_len) = from_words(raw);
+    let bucket_bytes = fields.check().map_err(invalid)?;
+    if stash_len > MAX_STASH {
+        return Err(invalid(("stash length", stash_len)));
+    }
+    let mut stash: Vec<StashedEntry> = Vec::with_capacity(stash_len as usize);
+    for _ in 0..stash_len {
+        let base = decoder.read_u64("stash")?;
+        let known = decoder.read_u64("stash")?;
+        let packed = decoder.read_u64("stash")?;
+        stash.push((base, known, (packed >> 32) as u32, packed as u32));
+    }
+    Ok((fields, stash, bucket_bytes))
+}
+
+/// The buckets' length with the zeros that pad it to a multiple of 8 bytes.
+pub(super) fn padded(bucket_bytes: usize) -> Result<usize, PersistError> {
+    bucket_bytes.checked_next_multiple_of(8).ok_or_else(|| invalid(("bucket bytes", u64::MAX)))
+}
+
+/// Refuses padding after the buckets that is not all zeros.
+pub(super) fn check_padding(zeros: &[u8]) -> Result<(), PersistError> {
+    if zeros.iter().any(|&byte| byte != 0) {
+        let value = zeros.iter().fold(0, |value, &byte| value << 8 | u64::from(byte));
+        return Err(invalid(("padding after the buckets", value)));
+    }
+    Ok(())
 }

@@ -45,6 +45,7 @@
 
 mod error;
 mod expanding;
+mod expanding_view;
 mod file;
 mod format;
 mod growable;
@@ -56,6 +57,7 @@ mod view;
 mod writer;
 
 pub use error::{InvalidParameter, PersistError};
+pub use expanding_view::ExpandingView;
 pub use format::{FORMAT_VERSION, MAGIC};
 pub use kind::FilterKind;
 pub use view::CuckooView;

@@ -131,6 +131,18 @@ impl<R: Read> Decoder<R> {
         Ok(section.filter(table, true))
     }
 
+    /// Reads `len` bytes into the checksum without keeping them: what a view checks in place.
+    pub(crate) fn skip_bytes(&mut self, len: usize, part: &'static str) -> Result<(), PersistError> {
+        let mut scratch = [0u8; 8192];
+        let mut left = len;
+        while left > 0 {
+            let take = left.min(scratch.len());
+            self.fill(&mut scratch[..take], part)?;
+            left -= take;
+        }
+        Ok(())
+    }
+
     /// Reads `len` bytes of a filter type's own data, allocated as a section's payload is: at
     /// once when the input is known to hold them, else as they arrive.
     pub(crate) fn read_bytes(&mut self, len: usize, part: &'static str) -> Result<Vec<u8>, PersistError> {

@@ -1,0 +1,123 @@
+//! [`ExpandingView`]: an [`ExpandingFilter`] file queried in place, its buckets read from the
+//! bytes (a memory-mapped file, a buffer) with no copy.
+
+use crate::expanding::{ExpandingFilter, ExpandingStats};
+use crate::hash::HashFunction;
+use crate::key::KeyEncoding;
+use crate::membership::Filter;
+
+use super::error::PersistError;
+use super::expanding::{check_padding, decode_fields_and_stash, invalid, padded};
+use super::reader::Decoder;
+
+/// The bytes of a persisted [`ExpandingFilter`] (kind 3 of `docs/format.md`), queried in place:
+/// the buckets are read from the bytes, never copied, so opening a memory-mapped file costs one
+/// pass over it (the checksum and the content checks) and no table's worth of memory.
+///
+/// It answers exactly as the filter that wrote the bytes; to change it, take an owned copy with
+/// [`to_filter`](Self::to_filter).
+///
+/// ```
+/// use bugu::{ExpandingFilter, ExpandingView, Filter, FilterMut};
+///
+/// let mut filter = ExpandingFilter::new(100)?;
+/// for id in 0..5_000u64 {
+///     filter.insert(&id)?;
+/// }
+/// let bytes = filter.to_bytes(); // or a memory-mapped file `save` wrote
+/// let view = ExpandingView::from_bytes(&bytes)?;
+/// assert!((0..5_000u64).all(|id| view.contains(&id)));
+/// assert_eq!(view.len(), 5_000);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct ExpandingView<'a> {
+    /// A filter whose table reads `bytes` in place; never changed, never handed out.
+    filter: ExpandingFilter,
+    /// The whole persisted filter, borrowed for as long as the view reads it.
+    bytes: &'a [u8],
+}
+
+impl<'a> ExpandingView<'a> {
+    /// A view over exactly the bytes of one persisted [`ExpandingFilter`], after every check
+    /// [`ExpandingFilter::from_bytes`] makes (header, fields, checksum, padding, content).
+    /// Refused with [`PersistError::InvalidParameter`] if entries are so narrow (under 16 bits)
+    /// that the last bucket's read would pass the bytes' end: load those instead.
+    ///
+    /// ```
+    /// use bugu::{ExpandingFilter, ExpandingView, PersistError};
+    ///
+    /// let bytes = ExpandingFilter::new(10)?.to_bytes();
+    /// assert!(ExpandingView::from_bytes(&bytes).is_ok());
+    /// assert!(matches!(ExpandingView::from_bytes(&bytes[..bytes.len() - 1]), Err(PersistError::Truncated { .. })));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_bytes(bytes: &'a [u8]) -> Result<Self, PersistError> {
+        let mut decoder = Decoder::new(bytes, Some(bytes.len() as u64));
+        let (fields, stash, bucket_bytes) = decode_fields_and_stash(&mut decoder)?;
+        let start = decoder.offset() as usize;
+        let padded_len = padded(bucket_bytes)?;
+        decoder.skip_bytes(padded_len, "buckets")?;
+        decoder.finish()?;
+        if (decoder.offset() as usize) < bytes.len() {
+            return Err(PersistError::TrailingBytes((bytes.len() - decoder.offset() as usize) as u64));
+        }
+        check_padding(&bytes[start + bucket_bytes..start + padded_len])?;
+        let filter =
+            ExpandingFilter::from_borrowed_parts(&fields, &stash, &bytes[start..]).map_err(invalid)?;
+        Ok(ExpandingView { filter, bytes })
+    }
+
+    /// Items stored.
+    pub fn len(&self) -> usize {
+        self.filter.len()
+    }
+
+    /// Whether no item is stored.
+    pub fn is_empty(&self) -> bool {
+        self.filter.is_empty()
+    }
+
+    /// What the filter holds, and its bound ([`ExpandingFilter::stats`]); `memory_bytes` is 0, as
+    /// the view owns no table.
+    pub fn stats(&self) -> ExpandingStats {
+        self.filter.stats()
+    }
+
+    /// The bytes the view reads.
+    pub fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// An owned filter with a copy of the table, to change.
+    pub fn to_filter(&self) -> Result<ExpandingFilter, PersistError> {
+        ExpandingFilter::from_bytes(self.bytes)
+    }
+}
+
+impl Filter for ExpandingView<'_> {
+    fn seed(&self) -> u64 {
+        self.filter.seed()
+    }
+
+    fn hash_function(&self) -> HashFunction {
+        self.filter.hash_function()
+    }
+
+    fn key_encoding(&self) -> KeyEncoding {
+        self.filter.key_encoding()
+    }
+
+    #[inline]
+    fn contains_hash(&self, hash: u64) -> bool {
+        self.filter.contains_hash(hash)
+    }
+
+    fn contains_hash_batch(&self, hashes: &[u64]) -> Vec<bool> {
+        self.filter.contains_hash_batch(hashes)
+    }
+
+    fn count_hash(&self, hash: u64) -> usize {
+        self.filter.count_hash(hash)
+    }
+}

@@ -41,8 +41,8 @@ pub struct ExpandingView<'a> {
 impl<'a> ExpandingView<'a> {
     /// A view over exactly the bytes of one persisted [`ExpandingFilter`], after every check
     /// [`ExpandingFilter::from_bytes`] makes (header, fields, checksum, padding, content).
-    /// Refused with [`PersistError::InvalidParameter`] if entries are so narrow (under 16 bits)
-    /// that the last bucket's read would pass the bytes' end: load those instead.
+    /// Refused with [`PersistError::InvalidParameter`] if entries are so narrow (under 15 bits)
+    /// that the last bucket's 16-byte read would pass the bytes' end: load those instead.
     ///
     /// ```
     /// use bugu::{ExpandingFilter, ExpandingView, PersistError};

@@ -330,3 +330,31 @@ fn the_bound_after_d_doublings_is_the_formula() {
     }
     assert!(checked >= 10, "{checked} levels checked");
 }
+
+/// Every path through the table's unchecked reads and writes, small enough for Miri: growth
+/// past several segments with twins and removals, a copy, a file read back, and a view.
+#[test]
+fn the_table_memory_paths_in_small() {
+    // 15-bit entries: 8-byte buckets, the narrowest a view reads in place; twins after 4 doublings.
+    let mut filter = filter_with(2, 10, 4);
+    for key in 0..1_500u64 {
+        filter.insert(&key).unwrap();
+    }
+    for key in (0..1_500u64).step_by(4) {
+        assert!(filter.remove(&key));
+    }
+    let copy = filter.clone();
+    let bytes = filter.to_bytes();
+    let loaded = ExpandingFilter::from_bytes(&bytes).unwrap();
+    let view = crate::ExpandingView::from_bytes(&bytes).unwrap();
+    let keys: Vec<u64> = (0..2_000).collect();
+    let answers = filter.contains_batch(&keys);
+    for (key, &answer) in keys.iter().zip(&answers) {
+        assert_eq!(answer, filter.contains(key));
+        assert_eq!((copy.contains(key), loaded.contains(key), view.contains(key)), (answer, answer, answer));
+        assert!(answer || key % 4 == 0 || *key >= 1_500, "a live key reads absent");
+    }
+    assert!(filter.stats().twins > 0);
+    drop(filter);
+    assert_eq!(copy.to_bytes(), bytes, "the copy owns its table");
+}

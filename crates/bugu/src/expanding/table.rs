@@ -294,10 +294,14 @@ impl Segments {
         self.origins[segment].wrapping_add(bucket * self.bucket_bytes)
     }
 
-    /// Asks the CPU to start loading `bucket`'s bytes (a hint; nothing is read).
+    /// Asks the CPU to start loading `bucket`'s bytes (a hint; nothing is read): the lines of
+    /// both ends of its window, as a bucket that straddles two lines would otherwise miss on the
+    /// tails a present key's lookup reads.
     #[inline]
     pub(super) fn prefetch(&self, bucket: usize) {
-        crate::table::prefetch_t1(self.window(bucket));
+        let window = self.window(bucket);
+        crate::table::prefetch_t1(window);
+        crate::table::prefetch_t1(window.wrapping_add(WINDOW - 1));
     }
 
     /// `bucket` as its two words: the four fingerprints, and the four tail fields.

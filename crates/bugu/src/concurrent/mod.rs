@@ -245,7 +245,18 @@ impl ConcurrentFilter {
     /// ```
     #[inline]
     pub fn insert_hash(&self, hash: u64) -> Result<(), InsertError> {
-        self.insert_located(self.addressing().locate(hash), false).map(drop)
+        self.insert_one(self.addressing().locate(hash))
+    }
+
+    /// Stores one copy of a located fingerprint: in a free slot of the emptier bucket holding
+    /// that bucket's stripe alone ([`SharedTable::store_in_emptier`], most inserts), or else
+    /// through the whole insert flow.
+    #[inline(always)]
+    fn insert_one(&self, located: Located) -> Result<(), InsertError> {
+        if self.shared.store_in_emptier(located) {
+            return Ok(());
+        }
+        self.insert_located(located, false).map(drop)
     }
 
     /// Stores an item with this hash unless it is present: `Ok(true)` if it was added. Exact
@@ -333,7 +344,7 @@ impl ConcurrentFilter {
             |_, hashes, block| locate(hashes, block),
             |_, located| table.prefetch_located(located),
             |_, (_, b1, b2)| PathSearch::prefetch_for_insert::<ANY_GEOMETRY, _>(table, (b1, b2)),
-            |_, located| self.insert_located(located, false).map(drop),
+            |_, located| self.insert_one(located),
         );
         results
     }

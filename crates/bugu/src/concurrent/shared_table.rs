@@ -25,14 +25,14 @@ pub(crate) struct SharedTable {
     lookup: fn(&SharedTable, u64) -> bool,
     /// [`store_in_emptier`](Self::store_in_emptier) compiled for this table's geometry alone,
     /// chosen when the table is built, as `lookup` is.
-    store: fn(&SharedTable, u32, usize, usize) -> bool,
+    store: fn(&SharedTable, u32, usize, usize) -> Option<bool>,
 }
 
 /// The lookup compiled for each [`Kind`] of geometry, indexed by it.
 const LOOKUPS: [fn(&SharedTable, u64) -> bool; KINDS] = compiled_per_kind!(SharedTable, contains_as);
 
 /// The insert's common step compiled for each [`Kind`] of geometry, indexed by it.
-const STORES: [fn(&SharedTable, u32, usize, usize) -> bool; KINDS] =
+const STORES: [fn(&SharedTable, u32, usize, usize) -> Option<bool>; KINDS] =
     compiled_per_kind!(SharedTable, store_in_emptier_as);
 
 impl SharedTable {
@@ -78,6 +78,12 @@ impl SharedTable {
     /// Bytes of memory the words and the stripes take.
     pub(crate) fn memory_bytes(&self) -> usize {
         self.striped.memory_bytes()
+    }
+
+    /// The number of stripes.
+    #[cfg(test)]
+    pub(crate) fn striped_len(&self) -> usize {
+        self.striped.stripes.len()
     }
 
     /// Items stored (see [`StripedTable::items`]).
@@ -187,10 +193,10 @@ impl SharedTable {
     /// The common insert: stores a located fingerprint in a free slot of the emptier of its two
     /// buckets, as [`Table::store_in_emptier`] does, holding only that bucket's stripe. The
     /// buckets are read without a lock; under the lock, the slot found free is checked again
-    /// and filled. `false`, with the table unchanged, if both buckets were full or another
-    /// writer took the slot meanwhile: the caller then goes on under both buckets' locks.
+    /// and filled: `Some(true)`. With the table unchanged, `None` if both buckets were full,
+    /// `Some(false)` if another writer took the slot meanwhile.
     #[inline(always)]
-    pub(crate) fn store_in_emptier(&self, (fingerprint, b1, b2): Located) -> bool {
+    pub(crate) fn store_in_emptier(&self, (fingerprint, b1, b2): Located) -> Option<bool> {
         // The three values as arguments of their own, passed in registers (a tuple goes through
         // memory).
         (self.store)(self, fingerprint, b1, b2)
@@ -200,13 +206,11 @@ impl SharedTable {
     /// table's: the free slot is found and set with its geometry's constants, as an owned
     /// table's first step is (`Table::store_in_emptier_as`); out of line, as the lookup is.
     #[inline(never)]
-    fn store_in_emptier_as<const KIND: Kind>(&self, fingerprint: u32, b1: usize, b2: usize) -> bool {
+    fn store_in_emptier_as<const KIND: Kind>(&self, fingerprint: u32, b1: usize, b2: usize) -> Option<bool> {
         let table = &self.striped.table;
         // SAFETY: `KIND` is the table's: `over`, the only constructor, took this function from
         // `STORES` at the table's kind, and the table is never replaced.
-        let Some(free) = (unsafe { table.free_slot_in_emptier_as::<KIND>(b1, b2) }) else {
-            return false;
-        };
+        let free = unsafe { table.free_slot_in_emptier_as::<KIND>(b1, b2) }?;
         let guard = self.striped.lock_one(free.bucket());
         let stored = match table.free_slot_bits_as::<KIND>(&free) {
             // Only this writer writes the slot's words now: it holds their stripe.
@@ -216,7 +220,7 @@ impl SharedTable {
         if stored {
             guard.count_items(1);
         }
-        stored
+        Some(stored)
     }
 
     /// Takes the stripes of an item's two buckets.

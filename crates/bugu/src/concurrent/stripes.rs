@@ -169,20 +169,39 @@ impl StripedTable {
     #[inline]
     pub(crate) fn lock_two(&self, b1: usize, b2: usize) -> WriteGuard<'_> {
         let (s1, s2) = (self.stripe_of(b1), self.stripe_of(b2));
-        let stripes = match s1 == s2 {
-            true => StripeSet::Few([(s1, 0), (0, 0)], 1),
-            false => StripeSet::Few([(s1.min(s2), 0), (s1.max(s2), 0)], 2),
-        };
-        self.take_sorted(stripes)
+        let mut few = [(0, 0); FEW];
+        (few[0], few[1]) = ((s1.min(s2), 0), (s1.max(s2), 0));
+        self.take_sorted(StripeSet::Few(few, if s1 == s2 { 1 } else { 2 }))
     }
 
-    /// Takes the stripes of `buckets` (in any order, repeats allowed): a path of moves.
+    /// Takes the stripes of `buckets` (in any order, repeats allowed): a path of moves. Up to
+    /// [`FEW`] buckets, without allocating (a path's set on the heap took a third of the
+    /// instructions of an insert that moved fingerprints, `docs/performance.md`).
     pub(crate) fn lock_many(&self, buckets: impl IntoIterator<Item = usize>) -> WriteGuard<'_> {
-        let mut stripes: Vec<(usize, u64)> =
-            buckets.into_iter().map(|bucket| (self.stripe_of(bucket), 0)).collect();
-        stripes.sort_unstable();
-        stripes.dedup();
-        self.take_sorted(StripeSet::Many(stripes))
+        let (mut few, mut count) = ([(0, 0); FEW], 0);
+        let mut buckets = buckets.into_iter();
+        for bucket in buckets.by_ref() {
+            if count == FEW {
+                // Too many for the array: everything on the heap.
+                let rest = std::iter::once(bucket).chain(buckets).map(|bucket| (self.stripe_of(bucket), 0));
+                let mut stripes: Vec<(usize, u64)> = few.into_iter().chain(rest).collect();
+                stripes.sort_unstable();
+                stripes.dedup();
+                return self.take_sorted(StripeSet::Many(stripes));
+            }
+            few[count] = (self.stripe_of(bucket), 0);
+            count += 1;
+        }
+        few[..count].sort_unstable();
+        // The distinct ones, in order, to the front.
+        let mut distinct = 0;
+        for k in 0..count {
+            if k == 0 || few[k] != few[distinct - 1] {
+                few[distinct] = few[k];
+                distinct += 1;
+            }
+        }
+        self.take_sorted(StripeSet::Few(few, distinct))
     }
 
     /// Takes every stripe: no write runs until the guard is dropped (lookups still do).
@@ -248,17 +267,15 @@ pub(super) fn unchanged(stripes: (&Stripe, &Stripe), versions: (u64, u64)) -> bo
         && stripes.1.version.load(Ordering::Relaxed) == versions.1
 }
 
-/// The stripes a writer holds, sorted and distinct, with the odd version each has while held; two
-/// or fewer without allocating.
-pub(crate) enum StripeSet {
-    Few([(usize, u64); 2], usize),
-    Many(Vec<(usize, u64)>),
-}
+/// Stripes a [`StripeSet`] holds without allocating: an item's two, or the buckets of most paths
+/// of moves with the item's.
+const FEW: usize = 8;
 
-impl Default for StripeSet {
-    fn default() -> Self {
-        StripeSet::Few([(0, 0); 2], 0)
-    }
+/// The stripes a writer holds, sorted and distinct, with the odd version each has while held;
+/// [`FEW`] or fewer without allocating.
+pub(crate) enum StripeSet {
+    Few([(usize, u64); FEW], usize),
+    Many(Vec<(usize, u64)>),
 }
 
 impl AsRef<[(usize, u64)]> for StripeSet {

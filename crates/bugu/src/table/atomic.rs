@@ -344,6 +344,30 @@ mod tests {
         }
     }
 
+    proptest! {
+        /// Setting a slot's bits if they are zero gives the bytes an owned table's masked store
+        /// gives, in one word or across two, and changes nothing where a bit is set.
+        #[test]
+        fn bits_are_set_only_where_they_are_zero(
+            values in prop::collection::vec(any::<u64>(), 5..8),
+            bit in 0usize..128,
+            width in 1u32..33,
+            value in any::<u64>(),
+        ) {
+            let value = value & ((1 << width) - 1);
+            let bytes: Vec<u8> = values.iter().flat_map(|value| value.to_le_bytes()).collect();
+            let words = AtomicBytes::copy_of(&bytes).unwrap();
+            let occupied = (u128::load(&bytes, bit / 8) >> (bit % 8)) & ((1 << width) - 1) != 0;
+            let mut expected = bytes.clone();
+            if !occupied {
+                let mask = ((1u128 << width) - 1) << (bit % 8);
+                expected.store_bits(bit / 8, u128::from(value) << (bit % 8), mask);
+            }
+            prop_assert_eq!(words.set_bits_if_zero(bit, width, value), !occupied);
+            prop_assert_eq!(words.copy_out(bytes.len()).unwrap(), expected);
+        }
+    }
+
     #[test]
     fn window_loads_read_the_bytes_in_order() {
         let bytes: Vec<u8> = (0u8..40).collect();

@@ -25,15 +25,18 @@ pub(crate) struct SharedTable {
     lookup: fn(&SharedTable, u64) -> bool,
     /// [`store_in_emptier`](Self::store_in_emptier) compiled for this table's geometry alone,
     /// chosen when the table is built, as `lookup` is.
-    store: fn(&SharedTable, u32, usize, usize) -> Option<bool>,
+    store: Store,
 }
 
 /// The lookup compiled for each [`Kind`] of geometry, indexed by it.
 const LOOKUPS: [fn(&SharedTable, u64) -> bool; KINDS] = compiled_per_kind!(SharedTable, contains_as);
 
+/// The insert's common step for one geometry: `(table, fingerprint, b1, b2)` to what
+/// [`SharedTable::store_in_emptier`] answers.
+type Store = fn(&SharedTable, u32, usize, usize) -> Option<bool>;
+
 /// The insert's common step compiled for each [`Kind`] of geometry, indexed by it.
-const STORES: [fn(&SharedTable, u32, usize, usize) -> Option<bool>; KINDS] =
-    compiled_per_kind!(SharedTable, store_in_emptier_as);
+const STORES: [Store; KINDS] = compiled_per_kind!(SharedTable, store_in_emptier_as);
 
 impl SharedTable {
     /// An empty shared table of this geometry; [`AllocFailed`] if its memory cannot be allocated.

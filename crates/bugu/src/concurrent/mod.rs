@@ -251,7 +251,18 @@ impl ConcurrentFilter {
     /// ```
     #[inline]
     pub fn insert_hash(&self, hash: u64) -> Result<(), InsertError> {
-        self.insert_one(self.addressing().locate(hash))
+        match self.shared.store_in_emptier(self.addressing().locate(hash)) {
+            Some(true) => Ok(()),
+            missed => self.insert_hash_after(hash, missed),
+        }
+    }
+
+    /// [`insert_hash`](Self::insert_hash) after its common step `missed`. The item is located
+    /// again from its hash: keeping its place through the common step kept three values alive
+    /// across its call, for the few inserts that get here.
+    #[inline(never)]
+    fn insert_hash_after(&self, hash: u64, missed: Option<bool>) -> Result<(), InsertError> {
+        self.insert_after(self.addressing().locate(hash), missed)
     }
 
     /// Stores one copy of a located fingerprint: in a free slot of the emptier bucket holding
@@ -261,11 +272,16 @@ impl ConcurrentFilter {
     fn insert_one(&self, located: Located) -> Result<(), InsertError> {
         match self.shared.store_in_emptier(located) {
             Some(true) => Ok(()),
-            // Both buckets were full: the flow starts with the search for a path.
-            None => self.insert_located(located, Writer::AFTER_BOTH_FULL).map(drop),
-            // Another writer took the slot: the flow starts under both buckets' locks.
-            Some(false) => self.insert_located(located, Writer::ANY).map(drop),
+            missed => self.insert_after(located, missed),
         }
+    }
+
+    /// The rest of an insert whose common step `missed`: `None` if both buckets were full (the
+    /// flow starts with the search for a path), `Some(false)` if another writer took the slot or
+    /// held its stripe (the flow starts under both buckets' locks).
+    fn insert_after(&self, located: Located, missed: Option<bool>) -> Result<(), InsertError> {
+        let kind = if missed.is_none() { Writer::AFTER_BOTH_FULL } else { Writer::ANY };
+        self.insert_located(located, kind).map(drop)
     }
 
     /// Stores an item with this hash unless it is present: `Ok(true)` if it was added. Exact

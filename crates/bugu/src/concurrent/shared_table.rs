@@ -197,7 +197,7 @@ impl SharedTable {
     /// buckets, as [`Table::store_in_emptier`] does, holding only that bucket's stripe. The
     /// buckets are read without a lock; under the lock, the slot found free is checked again
     /// and filled: `Some(true)`. With the table unchanged, `None` if both buckets were full,
-    /// `Some(false)` if another writer took the slot meanwhile.
+    /// `Some(false)` if another writer took the slot meanwhile or holds its stripe.
     #[inline(always)]
     pub(crate) fn store_in_emptier(&self, (fingerprint, b1, b2): Located) -> Option<bool> {
         // The three values as arguments of their own, passed in registers (a tuple goes through
@@ -213,8 +213,13 @@ impl SharedTable {
         let table = &self.striped.table;
         // SAFETY: `KIND` is the table's: `over`, the only constructor, took this function from
         // `STORES` at the table's kind, and the table is never replaced.
-        let free = unsafe { table.free_slot_in_emptier_as::<KIND>(b1, b2) }?;
-        let guard = self.striped.lock_one(free.bucket());
+        let Some(free) = (unsafe { table.free_slot_in_emptier_as::<KIND>(b1, b2) }) else {
+            return None;
+        };
+        // A held stripe counts as a slot taken: the caller waits under both buckets' locks.
+        let Some(guard) = self.striped.try_lock_one(free.bucket()) else {
+            return Some(false);
+        };
         let stored = match table.free_slot_bits_as::<KIND>(&free) {
             // Only this writer writes the slot's words now: it holds their stripe.
             Some((bit, width)) => table.storage().set_bits_if_zero(bit, width, u64::from(fingerprint)),
@@ -321,7 +326,7 @@ mod tests {
             for (bucket, slot, value) in writes {
                 let (bucket, slot, value) = (bucket % buckets, slot % slots, value & mask);
                 owned.set(bucket, slot, value);
-                let guard = shared.striped.lock_one(bucket);
+                let guard = shared.striped.try_lock_one(bucket).expect("no other writer");
                 guard.table().set(bucket, slot, value);
                 drop(guard);
                 prop_assert_eq!(shared.racy().get(bucket, slot), owned.get(bucket, slot));
@@ -351,11 +356,11 @@ mod tests {
         assert_eq!(found, Some(2));
         assert_eq!(shared.items(), 1);
         // A removal counted before its insert is seen (another stripe) reads as zero, not 2^64 - 1.
-        shared.striped.lock_one(0).count_items(-2);
+        shared.striped.try_lock_one(0).unwrap().count_items(-2);
         assert_eq!(shared.items(), 0);
-        shared.striped.lock_one(64).count_items(1);
+        shared.striped.try_lock_one(64).unwrap().count_items(1);
         assert_eq!(shared.items(), 0);
-        shared.striped.lock_one(64).count_items(1);
+        shared.striped.try_lock_one(64).unwrap().count_items(1);
         assert_eq!(shared.items(), 1);
         let all = shared.lock_all();
         assert_eq!(all.stripes.as_ref().len(), shared.striped.stripes.len());

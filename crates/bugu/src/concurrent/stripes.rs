@@ -148,21 +148,23 @@ impl StripedTable {
         (&self.stripes[self.stripe_of(b1)], &self.stripes[self.stripe_of(b2)])
     }
 
-    /// Takes the stripe of one bucket: what an insert into a free slot changes. The guard holds
-    /// the stripe itself, not a set of indices: the common insert takes and releases its stripe
-    /// without loops, without a check for a heap-allocated set and without indexing again.
+    /// Takes the stripe of one bucket if no writer holds it (`None` if one does, without
+    /// waiting): what an insert into a free slot changes. The guard holds the stripe itself, not a
+    /// set of indices: the common insert takes and releases its stripe without loops, without a
+    /// check for a heap-allocated set and without indexing again. It never waits: a caller that
+    /// must goes on under [`lock_two`](Self::lock_two), so that the common insert calls nothing
+    /// and saves few registers.
     #[inline(always)]
-    pub(crate) fn lock_one(&self, bucket: usize) -> StripeGuard<'_> {
+    pub(crate) fn try_lock_one(&self, bucket: usize) -> Option<StripeGuard<'_>> {
         let stripe = &self.stripes[self.stripe_of(bucket)];
         // Only the low bit of the old version is tested (one `lock bts` on x86-64, where the whole
-        // old value costs a compare-exchange loop); the wait is out of line, so that this path
-        // needs few registers.
+        // old value costs a compare-exchange loop). If it was set, the version is unchanged.
         if stripe.version.fetch_or(1, Ordering::Acquire) & 1 == 1 {
-            take_held(&stripe.version);
+            return None;
         }
         // Orders the odd version before the data stores that follow (see the module docs).
         fence(Ordering::Release);
-        StripeGuard { table: &self.table, stripe }
+        Some(StripeGuard { table: &self.table, stripe })
     }
 
     /// Takes the stripes of an item's two buckets.
@@ -221,13 +223,6 @@ impl StripedTable {
         fence(Ordering::Release);
         WriteGuard { shared: self, stripes, moving: false }
     }
-}
-
-/// Takes a stripe that another writer held a moment ago, waiting until it is released.
-#[cold]
-#[inline(never)]
-fn take_held(version: &AtomicU64) {
-    take(version);
 }
 
 /// Takes a stripe by its version: sets the low bit (even to odd), waiting while another writer
@@ -341,7 +336,7 @@ fn add_items(items: &AtomicUsize, delta: isize) {
     items.fetch_add(delta as usize, Ordering::Relaxed);
 }
 
-/// One stripe a writer holds ([`StripedTable::lock_one`]); dropping it releases the stripe.
+/// One stripe a writer holds ([`StripedTable::try_lock_one`]); dropping it releases the stripe.
 pub(crate) struct StripeGuard<'a> {
     table: &'a Table<AtomicBytes>,
     stripe: &'a Stripe,

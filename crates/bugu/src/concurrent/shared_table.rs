@@ -211,11 +211,10 @@ impl SharedTable {
     #[inline(never)]
     fn store_in_emptier_as<const KIND: Kind>(&self, fingerprint: u32, b1: usize, b2: usize) -> Option<bool> {
         let table = &self.striped.table;
+        // Both buckets full: `None`.
         // SAFETY: `KIND` is the table's: `over`, the only constructor, took this function from
         // `STORES` at the table's kind, and the table is never replaced.
-        let Some(free) = (unsafe { table.free_slot_in_emptier_as::<KIND>(b1, b2) }) else {
-            return None;
-        };
+        let free = unsafe { table.free_slot_in_emptier_as::<KIND>(b1, b2) }?;
         // A held stripe counts as a slot taken: the caller waits under both buckets' locks.
         let Some(guard) = self.striped.try_lock_one(free.bucket()) else {
             return Some(false);

@@ -8,8 +8,9 @@
 //!
 //! Builds the C++ benchmark if the checkout has not (`make bulk-insert-and-query.exe
 //! UNAME_P=x86_64` in its `benchmarks/`). Then, per size and round, in this order: the C++
-//! benchmark with Cuckoo12 and CuckooSemiSort13; bugu-12, bugu-12 batched and bugu-13 semi-sorted
-//! through the `compare` harness in this process; the memory floor, from a buffer the size of the
+//! benchmark with Cuckoo12 and CuckooSemiSort13; bugu-12, bugu-12 batched, bugu-13 semi-sorted
+//! and bugu-12 concurrent (a `ConcurrentFilter` from one thread) through the `compare` harness in
+//! this process; the memory floor, from a buffer the size of the
 //! bugu-12 table. Prints markdown (medians, the ratios between them with a verdict for each
 //! `--target`, every round's figures and load) and writes it to `OUT_DIR/vs-fastfilter.md`
 //! (`target/bench-results/vs-fastfilter.md` by default) after each size.
@@ -122,8 +123,13 @@ fn measure_size(exe: &Path, keys: usize, rounds: usize) -> Result<SizeRun, Strin
         seed: SEED,
         max_lookups: MAX_LOOKUPS,
         batch: BATCH,
-        // bugu-12, bugu-12 batched, bugu-13 semi-sorted: the default lineup without the peers.
-        kinds: compare::lineup(&[12], &[12], &[13]).into_iter().filter(Kind::is_bugu).collect(),
+        // bugu-12, bugu-12 batched, bugu-13 semi-sorted (the default lineup without the peers),
+        // and the concurrent filter from one thread.
+        kinds: compare::lineup(&[12], &[12], &[13])
+            .into_iter()
+            .filter(Kind::is_bugu)
+            .chain([Kind::BuguConcurrent { bits: 12 }])
+            .collect(),
         clock: Clock::Wall,
     };
     let mut size = SizeRun { keys, lookups: keys.min(MAX_LOOKUPS), rounds: Vec::new() };
@@ -148,6 +154,7 @@ fn measure_size(exe: &Path, keys: usize, rounds: usize) -> Result<SizeRun, Strin
         let bugu12 = Figures::from_bugu(bugu12);
         let bugu12_batched = Figures::from_bugu(row(Kind::Bugu { bits: 12, batched: true })?);
         let bugu13_semi_sorted = Figures::from_bugu(row(Kind::BuguSemiSorted { bits: 13 })?);
+        let bugu12_concurrent = Figures::from_bugu(row(Kind::BuguConcurrent { bits: 12 })?);
         let warnings = report.warnings();
         for warning in &warnings {
             eprintln!("{warning}");
@@ -165,6 +172,7 @@ fn measure_size(exe: &Path, keys: usize, rounds: usize) -> Result<SizeRun, Strin
             bugu12,
             bugu12_batched,
             bugu13_semi_sorted,
+            bugu12_concurrent,
             floor_ns_per_line: floor.ns_per_line,
         };
         size.rounds.push(Round { lineup, floor, load: (load_before, machine::load_average()), warnings });

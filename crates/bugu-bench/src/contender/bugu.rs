@@ -1,8 +1,9 @@
-//! bugu itself: one-by-one and batched rows, by fingerprint width or by target rate.
+//! bugu itself: one-by-one and batched rows, by fingerprint width or by target rate, and the
+//! concurrent filter driven from one thread.
 
 use std::hint::black_box;
 
-use bugu::{CuckooFilter, Filter, FilterMut};
+use bugu::{ConcurrentFilter, CuckooFilter, Filter, FilterMut};
 
 use super::{Contender, Settings, grouped, insert_each, remove_each};
 use crate::workload::Key;
@@ -103,6 +104,64 @@ impl<K: Key> Contender<K> for Bugu {
         for chunk in keys.chunks(self.batch) {
             let answers = black_box(self.filter.contains_batch(chunk));
             hits += answers.iter().filter(|&&present| present).count();
+        }
+        hits
+    }
+
+    fn remove_all(&mut self, keys: &[K]) -> Option<usize> {
+        Some(remove_each(keys, |key| self.filter.remove(key)))
+    }
+}
+
+/// bugu's `ConcurrentFilter` with 4-slot buckets, used from the one thread of the harness, one key
+/// per call: what its locks and atomic words cost against [`Bugu`].
+pub(super) struct BuguConcurrent {
+    filter: ConcurrentFilter,
+}
+
+impl BuguConcurrent {
+    /// `bits`-bit fingerprints.
+    pub(super) fn with_bits(settings: &Settings, bits: u32) -> Self {
+        let filter = CuckooFilter::builder()
+            .capacity(settings.capacity)
+            .fingerprint_bits(bits)
+            .bucket_size(4)
+            .build_concurrent()
+            .expect("bugu accepts widths 4..=32 and any positive capacity");
+        BuguConcurrent { filter }
+    }
+}
+
+impl<K: Key> Contender<K> for BuguConcurrent {
+    fn config(&self) -> String {
+        format!(
+            "{}-bit fp, 4 slots, {} buckets; ConcurrentFilter from one thread",
+            self.filter.fingerprint_bits(),
+            grouped(self.filter.bucket_count())
+        )
+    }
+
+    fn memory_source(&self) -> &'static str {
+        "ConcurrentFilter::memory_bytes() (table and stripes)"
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.filter.memory_bytes()
+    }
+
+    fn insert_all(&mut self, keys: &[K]) -> Vec<usize> {
+        insert_each(keys, |key| self.filter.insert(key).is_ok())
+    }
+
+    #[inline]
+    fn contains(&self, key: &K) -> bool {
+        self.filter.contains(key)
+    }
+
+    fn count_present(&self, keys: &[K]) -> usize {
+        let mut hits = 0;
+        for key in keys {
+            hits += black_box(self.filter.contains(key)) as usize;
         }
         hits
     }

@@ -130,6 +130,11 @@ pub enum Kind {
     },
     /// bugu configured from the run's target false-positive rate (the seed table's cuckoo row).
     BuguRate,
+    /// bugu's `ConcurrentFilter` with `bits`-bit fingerprints, 4-slot buckets, from one thread.
+    BuguConcurrent {
+        /// Fingerprint width.
+        bits: u32,
+    },
     /// `cuckoofilter` 0.5: 8-bit fingerprints, 4 slots, power-of-two buckets, SipHash.
     CuckooFilter,
     /// `scalable_cuckoo_filter` 0.5 at the target rate.
@@ -165,6 +170,7 @@ impl Kind {
             Kind::Bugu { bits, batched: true } => format!("bugu-{bits} batched"),
             Kind::BuguSemiSorted { bits } => format!("bugu-{bits} semi-sorted"),
             Kind::BuguRate => "bugu".to_string(),
+            Kind::BuguConcurrent { bits } => format!("bugu-{bits} concurrent"),
             Kind::CuckooFilter => "cuckoofilter".to_string(),
             Kind::Scalable => "scalable_cuckoo_filter".to_string(),
             Kind::Atomic => "atomic-cuckoo-filter".to_string(),
@@ -177,7 +183,10 @@ impl Kind {
 
     /// Whether this row is bugu (ratios are printed for bugu rows against the others).
     pub fn is_bugu(&self) -> bool {
-        matches!(self, Kind::Bugu { .. } | Kind::BuguSemiSorted { .. } | Kind::BuguRate)
+        matches!(
+            self,
+            Kind::Bugu { .. } | Kind::BuguSemiSorted { .. } | Kind::BuguRate | Kind::BuguConcurrent { .. }
+        )
     }
 
     /// Whether this row is another view of a filter already in the table (same memory and
@@ -192,6 +201,7 @@ impl Kind {
             Kind::Bugu { bits, batched } => Box::new(bugu::Bugu::with_bits(settings, bits, batched)),
             Kind::BuguSemiSorted { bits } => Box::new(bugu::Bugu::semi_sorted(settings, bits)),
             Kind::BuguRate => Box::new(bugu::Bugu::with_rate(settings)),
+            Kind::BuguConcurrent { bits } => Box::new(bugu::BuguConcurrent::with_bits(settings, bits)),
             Kind::CuckooFilter => Box::new(cuckoofilter::CuckooFilter::new(settings)),
             Kind::Scalable => Box::new(scalable::Scalable::new(settings)),
             Kind::Atomic => Box::new(atomic::Atomic::new(settings)),

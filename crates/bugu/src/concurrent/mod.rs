@@ -25,6 +25,7 @@ mod shared_table;
 mod stripes;
 mod writer;
 
+use std::cell::RefCell;
 use std::fmt;
 
 use std::io;
@@ -44,7 +45,12 @@ use crate::persist::PersistError;
 use crate::stats::Stats;
 use crate::table::{ANY_GEOMETRY, AllocFailed};
 use shared_table::SharedTable;
-use writer::Writer;
+use writer::{InsertKind, Writer};
+
+thread_local! {
+    /// Each thread's path search, kept between the inserts it makes into any concurrent filter.
+    static SEARCH: RefCell<PathSearch> = RefCell::default();
+}
 
 /// A cuckoo filter shared between threads: `Send + Sync`, every operation through `&self`,
 /// lookups without locks (see [the module docs](crate::concurrent)).
@@ -245,7 +251,37 @@ impl ConcurrentFilter {
     /// ```
     #[inline]
     pub fn insert_hash(&self, hash: u64) -> Result<(), InsertError> {
-        self.insert_located(self.addressing().locate(hash), false).map(drop)
+        match self.shared.store_in_emptier(self.addressing().locate(hash)) {
+            Some(true) => Ok(()),
+            missed => self.insert_hash_after(hash, missed),
+        }
+    }
+
+    /// [`insert_hash`](Self::insert_hash) after its common step `missed`. The item is located
+    /// again from its hash: keeping its place through the common step kept three values alive
+    /// across its call, for the few inserts that get here.
+    #[inline(never)]
+    fn insert_hash_after(&self, hash: u64, missed: Option<bool>) -> Result<(), InsertError> {
+        self.insert_after(self.addressing().locate(hash), missed)
+    }
+
+    /// Stores one copy of a located fingerprint: in a free slot of the emptier bucket holding
+    /// that bucket's stripe alone ([`SharedTable::store_in_emptier`], most inserts), or else
+    /// through the whole insert flow.
+    #[inline(always)]
+    fn insert_one(&self, located: Located) -> Result<(), InsertError> {
+        match self.shared.store_in_emptier(located) {
+            Some(true) => Ok(()),
+            missed => self.insert_after(located, missed),
+        }
+    }
+
+    /// The rest of an insert whose common step `missed`: `None` if both buckets were full (the
+    /// flow starts with the search for a path), `Some(false)` if another writer took the slot or
+    /// held its stripe (the flow starts under both buckets' locks).
+    fn insert_after(&self, located: Located, missed: Option<bool>) -> Result<(), InsertError> {
+        let kind = if missed.is_none() { Writer::AFTER_BOTH_FULL } else { Writer::ANY };
+        self.insert_located(located, kind).map(drop)
     }
 
     /// Stores an item with this hash unless it is present: `Ok(true)` if it was added. Exact
@@ -259,8 +295,11 @@ impl ConcurrentFilter {
     /// ```
     pub fn insert_unique_hash(&self, hash: u64) -> Result<bool, InsertError> {
         let located = self.addressing().locate(hash);
-        let added =
-            if self.contains_located(located) { Ok(false) } else { self.insert_located(located, true) };
+        let added = if self.contains_located(located) {
+            Ok(false)
+        } else {
+            self.insert_located(located, Writer::UNIQUE)
+        };
         if added == Ok(false) {
             self.skipped_inserts.store(true, Ordering::Relaxed);
         }
@@ -333,7 +372,7 @@ impl ConcurrentFilter {
             |_, hashes, block| locate(hashes, block),
             |_, located| table.prefetch_located(located),
             |_, (_, b1, b2)| PathSearch::prefetch_for_insert::<ANY_GEOMETRY, _>(table, (b1, b2)),
-            |_, located| self.insert_located(located, false).map(drop),
+            |_, located| self.insert_one(located),
         );
         results
     }
@@ -344,14 +383,26 @@ impl ConcurrentFilter {
         setup: "use bugu::{ConcurrentFilter, Filter};\nlet filter = ConcurrentFilter::new(10)?;"
     );
 
-    /// Stores a located fingerprint; with `unique`, only if it is absent while the item's stripes
-    /// are held (`Ok(false)` otherwise): the insert flow every filter shares
-    /// ([`cuckoo::insert`]), through the stripes' locks ([`Writer`]). From one thread this is
-    /// exactly [`CuckooFilter`]'s insert.
-    fn insert_located(&self, located: Located, unique: bool) -> Result<bool, InsertError> {
-        let mut writer = Writer { shared: &self.shared, unique };
-        cuckoo::insert(&mut writer, PathSearch::default, located, self.config.eviction_limit)
-            .ok_or_else(|| InsertError::no_path(self.count_located(located), self.config.bucket_size))
+    /// Stores a located fingerprint as `kind` says (with [`Writer::UNIQUE`], only if it is absent
+    /// while the item's stripes are held: `Ok(false)` otherwise): the insert flow every filter
+    /// shares ([`cuckoo::insert`]), through the stripes' locks ([`Writer`]). From one thread this
+    /// is exactly [`CuckooFilter`]'s insert.
+    ///
+    /// The search's queue is the calling thread's, kept between its inserts as a
+    /// [`CuckooFilter`] keeps its own: built anew for each insert, it was allocated and grown
+    /// again by every insert that searched.
+    fn insert_located(&self, located: Located, kind: InsertKind) -> Result<bool, InsertError> {
+        let mut writer = Writer { shared: &self.shared, kind };
+        let limit = self.config.eviction_limit;
+        let added = SEARCH
+            .try_with(|search| match search.try_borrow_mut() {
+                Ok(mut search) => cuckoo::insert(&mut writer, || &mut *search, located, limit),
+                // Unreachable (an insert does not run inside another), but harmless.
+                Err(_) => cuckoo::insert(&mut writer, PathSearch::default, located, limit),
+            })
+            // While the thread's locals are destroyed: a queue of its own.
+            .unwrap_or_else(|_| cuckoo::insert(&mut writer, PathSearch::default, located, limit));
+        added.ok_or_else(|| InsertError::no_path(self.count_located(located), self.config.bucket_size))
     }
 
     /// How many copies of a located fingerprint its two buckets hold, read at one moment.

@@ -2,7 +2,7 @@
 //! the protocol (see [`super::stripes`]): lookups that check the move word or the stripes' versions around
 //! their reads, and read again when a write overlapped them.
 
-use super::stripes::{StripeSet, StripedTable, Waiting, WriteGuard, unchanged, versions};
+use super::stripes::{StripedTable, Waiting, WriteGuard, unchanged, versions};
 use crate::batch::Located;
 use crate::table::atomic::AtomicBytes;
 use crate::table::{
@@ -23,10 +23,20 @@ pub(crate) struct SharedTable {
     /// when the table is built. Called through this pointer, the lookup is a small function of
     /// its own, wherever its caller is (see `contains_as`).
     lookup: fn(&SharedTable, u64) -> bool,
+    /// [`store_in_emptier`](Self::store_in_emptier) compiled for this table's geometry alone,
+    /// chosen when the table is built, as `lookup` is.
+    store: Store,
 }
 
 /// The lookup compiled for each [`Kind`] of geometry, indexed by it.
 const LOOKUPS: [fn(&SharedTable, u64) -> bool; KINDS] = compiled_per_kind!(SharedTable, contains_as);
+
+/// The insert's common step for one geometry: `(table, fingerprint, b1, b2)` to what
+/// [`SharedTable::store_in_emptier`] answers.
+type Store = fn(&SharedTable, u32, usize, usize) -> Option<bool>;
+
+/// The insert's common step compiled for each [`Kind`] of geometry, indexed by it.
+const STORES: [Store; KINDS] = compiled_per_kind!(SharedTable, store_in_emptier_as);
 
 impl SharedTable {
     /// An empty shared table of this geometry; [`AllocFailed`] if its memory cannot be allocated.
@@ -50,8 +60,8 @@ impl SharedTable {
             table.storage().region().len() >= Table::len_of(table.geometry()),
             "the words hold the whole table"
         );
-        let lookup = LOOKUPS[table.kind() as usize];
-        SharedTable { striped: StripedTable::over(table, items), lookup }
+        let (lookup, store) = (LOOKUPS[table.kind() as usize], STORES[table.kind() as usize]);
+        SharedTable { striped: StripedTable::over(table, items), lookup, store }
     }
 
     /// An owned copy of the table; [`AllocFailed`] if it cannot be allocated. The caller holds
@@ -71,6 +81,12 @@ impl SharedTable {
     /// Bytes of memory the words and the stripes take.
     pub(crate) fn memory_bytes(&self) -> usize {
         self.striped.memory_bytes()
+    }
+
+    /// The number of stripes.
+    #[cfg(test)]
+    pub(crate) fn striped_len(&self) -> usize {
+        self.striped.stripes.len()
     }
 
     /// Items stored (see [`StripedTable::items`]).
@@ -177,10 +193,41 @@ impl SharedTable {
         }
     }
 
-    /// Takes the stripe of one bucket: what an insert into a free slot changes.
-    #[inline]
-    pub(crate) fn lock_one(&self, bucket: usize) -> WriteGuard<'_, [(usize, u64); 1]> {
-        self.striped.lock_one(bucket)
+    /// The common insert: stores a located fingerprint in a free slot of the emptier of its two
+    /// buckets, as [`Table::store_in_emptier`] does, holding only that bucket's stripe. The
+    /// buckets are read without a lock; under the lock, the slot found free is checked again
+    /// and filled: `Some(true)`. With the table unchanged, `None` if both buckets were full,
+    /// `Some(false)` if another writer took the slot meanwhile or holds its stripe.
+    #[inline(always)]
+    pub(crate) fn store_in_emptier(&self, (fingerprint, b1, b2): Located) -> Option<bool> {
+        // The three values as arguments of their own, passed in registers (a tuple goes through
+        // memory).
+        (self.store)(self, fingerprint, b1, b2)
+    }
+
+    /// [`store_in_emptier`](Self::store_in_emptier) compiled for one kind of geometry, the
+    /// table's: the free slot is found and set with its geometry's constants, as an owned
+    /// table's first step is (`Table::store_in_emptier_as`); out of line, as the lookup is.
+    #[inline(never)]
+    fn store_in_emptier_as<const KIND: Kind>(&self, fingerprint: u32, b1: usize, b2: usize) -> Option<bool> {
+        let table = &self.striped.table;
+        // Both buckets full: `None`.
+        // SAFETY: `KIND` is the table's: `over`, the only constructor, took this function from
+        // `STORES` at the table's kind, and the table is never replaced.
+        let free = unsafe { table.free_slot_in_emptier_as::<KIND>(b1, b2) }?;
+        // A held stripe counts as a slot taken: the caller waits under both buckets' locks.
+        let Some(guard) = self.striped.try_lock_one(free.bucket()) else {
+            return Some(false);
+        };
+        let stored = match table.free_slot_bits_as::<KIND>(&free) {
+            // Only this writer writes the slot's words now: it holds their stripe.
+            Some((bit, width)) => table.storage().set_bits_if_zero(bit, width, u64::from(fingerprint)),
+            None => guard.table().set_if_empty(free.bucket(), free.slot(), fingerprint),
+        };
+        if stored {
+            guard.count_items(1);
+        }
+        Some(stored)
     }
 
     /// Takes the stripes of an item's two buckets.
@@ -190,7 +237,7 @@ impl SharedTable {
     }
 
     /// Takes the stripes of `buckets` (in any order, repeats allowed): a path of moves.
-    pub(crate) fn lock_many(&self, buckets: impl IntoIterator<Item = usize>) -> WriteGuard<'_, StripeSet> {
+    pub(crate) fn lock_many(&self, buckets: impl IntoIterator<Item = usize>) -> WriteGuard<'_> {
         self.striped.lock_many(buckets)
     }
 
@@ -278,7 +325,7 @@ mod tests {
             for (bucket, slot, value) in writes {
                 let (bucket, slot, value) = (bucket % buckets, slot % slots, value & mask);
                 owned.set(bucket, slot, value);
-                let guard = shared.lock_one(bucket);
+                let guard = shared.striped.try_lock_one(bucket).expect("no other writer");
                 guard.table().set(bucket, slot, value);
                 drop(guard);
                 prop_assert_eq!(shared.racy().get(bucket, slot), owned.get(bucket, slot));
@@ -308,11 +355,11 @@ mod tests {
         assert_eq!(found, Some(2));
         assert_eq!(shared.items(), 1);
         // A removal counted before its insert is seen (another stripe) reads as zero, not 2^64 - 1.
-        shared.lock_one(0).count_items(-2);
+        shared.striped.try_lock_one(0).unwrap().count_items(-2);
         assert_eq!(shared.items(), 0);
-        shared.lock_one(64).count_items(1);
+        shared.striped.try_lock_one(64).unwrap().count_items(1);
         assert_eq!(shared.items(), 0);
-        shared.lock_one(64).count_items(1);
+        shared.striped.try_lock_one(64).unwrap().count_items(1);
         assert_eq!(shared.items(), 1);
         let all = shared.lock_all();
         assert_eq!(all.stripes.as_ref().len(), shared.striped.stripes.len());

@@ -148,32 +148,62 @@ impl StripedTable {
         (&self.stripes[self.stripe_of(b1)], &self.stripes[self.stripe_of(b2)])
     }
 
-    /// Takes the stripe of one bucket: what an insert into a free slot changes.
-    #[inline]
-    pub(crate) fn lock_one(&self, bucket: usize) -> WriteGuard<'_, [(usize, u64); 1]> {
-        // A one-element array, not a `StripeSet`: the common insert takes and releases its stripe
-        // without loops or a check for a heap-allocated set.
-        self.take_sorted([(self.stripe_of(bucket), 0)])
+    /// Takes the stripe of one bucket if no writer holds it (`None` if one does, without
+    /// waiting): what an insert into a free slot changes. The guard holds the stripe itself, not a
+    /// set of indices: the common insert takes and releases its stripe without loops, without a
+    /// check for a heap-allocated set and without indexing again. It never waits: a caller that
+    /// must goes on under [`lock_two`](Self::lock_two), so that the common insert calls nothing
+    /// and saves few registers.
+    #[inline(always)]
+    pub(crate) fn try_lock_one(&self, bucket: usize) -> Option<StripeGuard<'_>> {
+        let stripe = &self.stripes[self.stripe_of(bucket)];
+        // Only the low bit of the old version is tested (one `lock bts` on x86-64, where the whole
+        // old value costs a compare-exchange loop). If it was set, the version is unchanged.
+        if stripe.version.fetch_or(1, Ordering::Acquire) & 1 == 1 {
+            return None;
+        }
+        // Orders the odd version before the data stores that follow (see the module docs).
+        fence(Ordering::Release);
+        Some(StripeGuard { table: &self.table, stripe })
     }
 
     /// Takes the stripes of an item's two buckets.
     #[inline]
     pub(crate) fn lock_two(&self, b1: usize, b2: usize) -> WriteGuard<'_> {
         let (s1, s2) = (self.stripe_of(b1), self.stripe_of(b2));
-        let stripes = match s1 == s2 {
-            true => StripeSet::Few([(s1, 0), (0, 0)], 1),
-            false => StripeSet::Few([(s1.min(s2), 0), (s1.max(s2), 0)], 2),
-        };
-        self.take_sorted(stripes)
+        let mut few = [(0, 0); FEW];
+        (few[0], few[1]) = ((s1.min(s2), 0), (s1.max(s2), 0));
+        self.take_sorted(StripeSet::Few(few, if s1 == s2 { 1 } else { 2 }))
     }
 
-    /// Takes the stripes of `buckets` (in any order, repeats allowed): a path of moves.
+    /// Takes the stripes of `buckets` (in any order, repeats allowed): a path of moves. Up to
+    /// [`FEW`] buckets, without allocating (a path's set on the heap took a third of the
+    /// instructions of an insert that moved fingerprints, `docs/performance.md`).
     pub(crate) fn lock_many(&self, buckets: impl IntoIterator<Item = usize>) -> WriteGuard<'_> {
-        let mut stripes: Vec<(usize, u64)> =
-            buckets.into_iter().map(|bucket| (self.stripe_of(bucket), 0)).collect();
-        stripes.sort_unstable();
-        stripes.dedup();
-        self.take_sorted(StripeSet::Many(stripes))
+        let (mut few, mut count) = ([(0, 0); FEW], 0);
+        let mut buckets = buckets.into_iter();
+        for bucket in buckets.by_ref() {
+            if count == FEW {
+                // Too many for the array: everything on the heap.
+                let rest = std::iter::once(bucket).chain(buckets).map(|bucket| (self.stripe_of(bucket), 0));
+                let mut stripes: Vec<(usize, u64)> = few.into_iter().chain(rest).collect();
+                stripes.sort_unstable();
+                stripes.dedup();
+                return self.take_sorted(StripeSet::Many(stripes));
+            }
+            few[count] = (self.stripe_of(bucket), 0);
+            count += 1;
+        }
+        few[..count].sort_unstable();
+        // The distinct ones, in order, to the front.
+        let mut distinct = 0;
+        for k in 0..count {
+            if k == 0 || few[k] != few[distinct - 1] {
+                few[distinct] = few[k];
+                distinct += 1;
+            }
+        }
+        self.take_sorted(StripeSet::Few(few, distinct))
     }
 
     /// Takes every stripe: no write runs until the guard is dropped (lookups still do).
@@ -184,35 +214,34 @@ impl StripedTable {
     /// Takes a set of distinct stripes in ascending order (no two writers then wait for each
     /// other in a cycle), noting the odd version each now has.
     #[inline]
-    pub(super) fn take_sorted<S: HeldStripes>(&self, mut stripes: S) -> WriteGuard<'_, S> {
+    pub(super) fn take_sorted(&self, mut stripes: StripeSet) -> WriteGuard<'_> {
         debug_assert!(stripes.as_ref().windows(2).all(|pair| pair[0].0 < pair[1].0));
         for (stripe, version) in stripes.as_mut() {
-            *version = self.take(*stripe);
+            *version = take(&self.stripes[*stripe].version);
         }
         // Orders the odd versions before the data stores that follow (see the module docs).
         fence(Ordering::Release);
         WriteGuard { shared: self, stripes, moving: false }
     }
+}
 
-    /// Takes a stripe: sets the low bit of its version (even to odd), waiting while another
-    /// writer holds it. Returns the odd version.
-    #[inline]
-    pub(super) fn take(&self, stripe: usize) -> u64 {
-        let version = &self.stripes[stripe].version;
-        let mut waiting = Waiting::default();
-        loop {
-            let previous = version.fetch_or(1, Ordering::Acquire);
-            if previous & 1 == 0 {
-                return previous | 1;
-            }
-            // Held: wait for an even version without writing, then try again. (Under loom, a
-            // relaxed load may keep returning the old odd version; the next `fetch_or` reads the
-            // latest.)
+/// Takes a stripe by its version: sets the low bit (even to odd), waiting while another writer
+/// holds it. Returns the odd version.
+#[inline]
+fn take(version: &AtomicU64) -> u64 {
+    let mut waiting = Waiting::default();
+    loop {
+        let previous = version.fetch_or(1, Ordering::Acquire);
+        if previous & 1 == 0 {
+            return previous | 1;
+        }
+        // Held: wait for an even version without writing, then try again. (Under loom, a
+        // relaxed load may keep returning the old odd version; the next `fetch_or` reads the
+        // latest.)
+        waiting.wait();
+        #[cfg(not(loom))]
+        while version.load(Ordering::Relaxed) & 1 == 1 {
             waiting.wait();
-            #[cfg(not(loom))]
-            while version.load(Ordering::Relaxed) & 1 == 1 {
-                waiting.wait();
-            }
         }
     }
 }
@@ -233,17 +262,15 @@ pub(super) fn unchanged(stripes: (&Stripe, &Stripe), versions: (u64, u64)) -> bo
         && stripes.1.version.load(Ordering::Relaxed) == versions.1
 }
 
-/// The stripes a writer holds, sorted and distinct, with the odd version each has while held; two
-/// or fewer without allocating.
-pub(crate) enum StripeSet {
-    Few([(usize, u64); 2], usize),
-    Many(Vec<(usize, u64)>),
-}
+/// Stripes a [`StripeSet`] holds without allocating: an item's two, or the buckets of most paths
+/// of moves with the item's.
+const FEW: usize = 8;
 
-impl Default for StripeSet {
-    fn default() -> Self {
-        StripeSet::Few([(0, 0); 2], 0)
-    }
+/// The stripes a writer holds, sorted and distinct, with the odd version each has while held;
+/// [`FEW`] or fewer without allocating.
+pub(crate) enum StripeSet {
+    Few([(usize, u64); FEW], usize),
+    Many(Vec<(usize, u64)>),
 }
 
 impl AsRef<[(usize, u64)]> for StripeSet {
@@ -264,21 +291,15 @@ impl AsMut<[(usize, u64)]> for StripeSet {
     }
 }
 
-/// How a guard holds its stripes, each with the odd version it set: a [`StripeSet`], or one
-/// stripe in an array.
-pub(crate) trait HeldStripes: AsRef<[(usize, u64)]> + AsMut<[(usize, u64)]> {}
-
-impl<S: AsRef<[(usize, u64)]> + AsMut<[(usize, u64)]>> HeldStripes for S {}
-
 /// The stripes a writer holds; dropping it releases them.
-pub(crate) struct WriteGuard<'a, S: HeldStripes = StripeSet> {
+pub(crate) struct WriteGuard<'a> {
     shared: &'a StripedTable,
-    pub(super) stripes: S,
+    pub(super) stripes: StripeSet,
     /// Whether this writer counts in the move word ([`begin_moves`](Self::begin_moves)).
     moving: bool,
 }
 
-impl<S: HeldStripes> WriteGuard<'_, S> {
+impl WriteGuard<'_> {
     /// The table, to change buckets of the held stripes only.
     pub(crate) fn table(&self) -> Table<&AtomicBytes> {
         self.shared.table.by_ref()
@@ -301,15 +322,50 @@ impl<S: HeldStripes> WriteGuard<'_, S> {
     /// which no other thread writes meanwhile (under loom, a read-modify-write: see
     /// `table::atomic`'s `replace_bits`).
     pub(crate) fn count_items(&self, delta: isize) {
-        let items = &self.shared.stripes[self.stripes.as_ref()[0].0].items;
-        #[cfg(not(loom))]
-        items.store(items.load(Ordering::Relaxed).wrapping_add_signed(delta), Ordering::Relaxed);
-        #[cfg(loom)]
-        items.fetch_add(delta as usize, Ordering::Relaxed);
+        add_items(&self.shared.stripes[self.stripes.as_ref()[0].0].items, delta);
     }
 }
 
-impl<S: HeldStripes> Drop for WriteGuard<'_, S> {
+/// Adds `delta` to the item count of a stripe that the caller holds, which no other thread writes
+/// meanwhile (under loom, a read-modify-write: see `table::atomic`'s `replace_bits`).
+#[inline(always)]
+fn add_items(items: &AtomicUsize, delta: isize) {
+    #[cfg(not(loom))]
+    items.store(items.load(Ordering::Relaxed).wrapping_add_signed(delta), Ordering::Relaxed);
+    #[cfg(loom)]
+    items.fetch_add(delta as usize, Ordering::Relaxed);
+}
+
+/// One stripe a writer holds ([`StripedTable::try_lock_one`]); dropping it releases the stripe.
+pub(crate) struct StripeGuard<'a> {
+    table: &'a Table<AtomicBytes>,
+    stripe: &'a Stripe,
+}
+
+impl StripeGuard<'_> {
+    /// The table, to change buckets of the held stripe only.
+    pub(crate) fn table(&self) -> Table<&AtomicBytes> {
+        self.table.by_ref()
+    }
+
+    /// Records `delta` items added (negative: removed), in the held stripe's count.
+    #[inline(always)]
+    pub(crate) fn count_items(&self, delta: isize) {
+        add_items(&self.stripe.items, delta);
+    }
+}
+
+impl Drop for StripeGuard<'_> {
+    #[inline(always)]
+    fn drop(&mut self) {
+        // The version is odd and only this writer writes it, so it reads back as this writer
+        // left it (cached: it was just written).
+        let version = &self.stripe.version;
+        release(version, version.load(Ordering::Relaxed));
+    }
+}
+
+impl Drop for WriteGuard<'_> {
     fn drop(&mut self) {
         if self.moving {
             // Release: a reader that sees the movers' count back down sees every store before it.

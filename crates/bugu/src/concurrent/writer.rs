@@ -9,17 +9,36 @@ use crate::table::Table;
 use crate::table::atomic::AtomicBytes;
 
 /// The concurrent filter's inserts, as the insert flow writes them ([`InsertTarget`]), with
-/// `unique` for an add-if-absent insert.
+/// `kind` saying what kind of insert it is ([`InsertKind`]).
 ///
-/// The first step chooses the emptier of the item's two buckets from an unlocked read, then
-/// takes only that bucket's stripe and checks that the slot is still free: most inserts change
-/// one bucket. (An exact `insert_unique` must hold both buckets while it checks for the item.)
-/// Otherwise, or if that slot was taken meanwhile, it holds both buckets' stripes. A path of
-/// moves is searched without locks, then applied under the locks of all its buckets (and the
-/// item's) if it is still valid.
+/// Most inserts never get here: they store into a free slot holding that bucket's stripe alone
+/// ([`SharedTable::store_in_emptier`]). The first step here holds both of the item's buckets'
+/// stripes: where both buckets were full, where another writer took the free slot meanwhile, and
+/// for an exact `insert_unique`, which must hold both buckets while it checks for the item. A
+/// path of moves is searched without locks, then applied under the locks of all its buckets (and
+/// the item's) if it is still valid.
 pub(super) struct Writer<'a> {
     pub(super) shared: &'a SharedTable,
-    pub(super) unique: bool,
+    pub(super) kind: InsertKind,
+}
+
+/// What an insert through a [`Writer`] is, and what it knows already.
+#[derive(Clone, Copy)]
+pub(super) struct InsertKind {
+    /// An add-if-absent insert.
+    unique: bool,
+    /// The unlocked read just found both of the item's buckets full: the flow starts with the
+    /// search, whose locks then take a slot freed meanwhile anyway.
+    both_full: bool,
+}
+
+impl Writer<'_> {
+    /// An insert whose first step holds both buckets.
+    pub(super) const ANY: InsertKind = InsertKind { unique: false, both_full: false };
+    /// An insert whose unlocked read found both buckets full.
+    pub(super) const AFTER_BOTH_FULL: InsertKind = InsertKind { unique: false, both_full: true };
+    /// An add-if-absent insert.
+    pub(super) const UNIQUE: InsertKind = InsertKind { unique: true, both_full: false };
 }
 
 /// A [`Writer`]'s hold on a path's buckets and the item's: their stripes' locks.
@@ -37,17 +56,11 @@ impl<'a> InsertTarget for Writer<'a> {
     const SHARED: bool = true;
 
     #[inline(always)]
-    fn first_step(&mut self, located @ (fingerprint, b1, b2): Located) -> Option<bool> {
-        if !self.unique
-            && let Some((bucket, slot)) = self.shared.racy().free_slot_in_emptier(b1, b2)
-        {
-            let guard = self.shared.lock_one(bucket);
-            if guard.table().set_if_empty(bucket, slot, fingerprint) {
-                guard.count_items(1);
-                return Some(true);
-            }
+    fn first_step(&mut self, located @ (_, b1, b2): Located) -> Option<bool> {
+        if self.kind.both_full {
+            return None;
         }
-        let mut held = Held { guard: self.shared.lock_two(b1, b2), unique: self.unique };
+        let mut held = Held { guard: self.shared.lock_two(b1, b2), unique: self.kind.unique };
         Self::store_if_room(&mut held, located)
     }
 
@@ -58,7 +71,7 @@ impl<'a> InsertTarget for Writer<'a> {
 
     #[inline(always)]
     fn hold(&mut self, buckets: impl Iterator<Item = usize>) -> Held<'a> {
-        Held { guard: self.shared.lock_many(buckets), unique: self.unique }
+        Held { guard: self.shared.lock_many(buckets), unique: self.kind.unique }
     }
 
     /// Under locks that hold both of the item's buckets: `Some(false)` if `unique` and the item

@@ -69,6 +69,36 @@ impl AtomicBytes {
         Ok(bytes)
     }
 
+    /// Sets the `width` bits from bit `bit` of the table (a slot) to `value` if they are all zero;
+    /// `false`, with nothing changed, if one is set. Only the holder of the lock of the stripe
+    /// these bits belong to calls it (a slot's bits lie in its bucket's block, so in one stripe's
+    /// words): the concurrent insert's step under its lock, which the free slot it found may have
+    /// been taken before. The slot's one or two words are loaded, checked and stored, and no other.
+    #[inline(always)]
+    pub(crate) fn set_bits_if_zero(&self, bit: usize, width: u32, value: u64) -> bool {
+        debug_assert!(width < 64 && value >> width == 0);
+        let (first, at) = (bit / 64, (bit % 64) as u32);
+        // One bounds check for both words (the slack word makes the second exist for any slot).
+        let [low, high] = &self.words[first..first + 2] else { unreachable!("a range of two") };
+        let mask = (1u64 << width) - 1;
+        let old = low.load(Ordering::Relaxed);
+        if at + width <= 64 {
+            if (old >> at) & mask != 0 {
+                return false;
+            }
+            set_zero_bits(low, old, value << at);
+            return true;
+        }
+        // The slot spans two words: its low `64 - at` bits in the first, the rest in the second.
+        let old_high = high.load(Ordering::Relaxed);
+        if (old >> at | old_high << (64 - at)) & mask != 0 {
+            return false;
+        }
+        set_zero_bits(low, old, value << at);
+        set_zero_bits(high, old_high, value >> (64 - at));
+        true
+    }
+
     /// The 8 bytes starting at byte `offset`, from the two words they overlap.
     #[inline(always)]
     fn load_u64(&self, offset: usize) -> u64 {
@@ -277,6 +307,19 @@ fn replace_bits(word: &AtomicU64, mask: u64, value: u64) {
     }
 }
 
+/// Sets the bits of `value` in `word`, which held `old` and has them all zero, as
+/// [`replace_bits`] does (under loom, one read-modify-write with the same effect).
+#[inline(always)]
+fn set_zero_bits(word: &AtomicU64, old: u64, value: u64) {
+    #[cfg(not(loom))]
+    word.store(old | value, Ordering::Relaxed);
+    #[cfg(loom)]
+    {
+        let _ = old;
+        word.fetch_or(value, Ordering::Relaxed);
+    }
+}
+
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
@@ -298,6 +341,30 @@ mod tests {
             let (read, from_pair) = unsafe { (read_u64(&words, offset), read_u64_from_pair(&words, offset)) };
             prop_assert_eq!(read, expected);
             prop_assert_eq!(from_pair, expected);
+        }
+    }
+
+    proptest! {
+        /// Setting a slot's bits if they are zero gives the bytes an owned table's masked store
+        /// gives, in one word or across two, and changes nothing where a bit is set.
+        #[test]
+        fn bits_are_set_only_where_they_are_zero(
+            values in prop::collection::vec(any::<u64>(), 5..8),
+            bit in 0usize..128,
+            width in 1u32..33,
+            value in any::<u64>(),
+        ) {
+            let value = value & ((1 << width) - 1);
+            let bytes: Vec<u8> = values.iter().flat_map(|value| value.to_le_bytes()).collect();
+            let words = AtomicBytes::copy_of(&bytes).unwrap();
+            let occupied = (u128::load(&bytes, bit / 8) >> (bit % 8)) & ((1 << width) - 1) != 0;
+            let mut expected = bytes.clone();
+            if !occupied {
+                let mask = ((1u128 << width) - 1) << (bit % 8);
+                expected.store_bits(bit / 8, u128::from(value) << (bit % 8), mask);
+            }
+            prop_assert_eq!(words.set_bits_if_zero(bit, width, value), !occupied);
+            prop_assert_eq!(words.copy_out(bytes.len()).unwrap(), expected);
         }
     }
 

@@ -3,7 +3,9 @@
 
 use super::Table;
 use super::kernels::{self, Word};
-use super::ops::{ContainsLocated, ContainsPipelined, Count, Find, FreeSlotInEmptier, ListFingerprints};
+use super::ops::{
+    ContainsLocated, ContainsPipelined, Count, Find, FreeSlot, FreeSlotInEmptier, ListFingerprints,
+};
 use super::probe::{
     ANY_GEOMETRY, Checked, DEFAULT_KIND, FIXED_PROBES, KINDS, Kind, Loads, Probe, compiled_per_kind,
     default_kind_or_any,
@@ -275,6 +277,49 @@ impl<S: Storage> Table<S> {
     #[inline]
     pub(crate) fn free_slot_in_emptier(&self, b1: usize, b2: usize) -> Option<(usize, usize)> {
         self.probe(FreeSlotInEmptier { buckets: [b1, b2] }).map(|free| (free.bucket, free.slot))
+    }
+
+    /// [`free_slot_in_emptier`](Self::free_slot_in_emptier) compiled for the geometry of `KIND`,
+    /// with the buckets checked once: the concurrent insert's unlocked read, which
+    /// [`set_if_empty_as`](Self::set_if_empty_as) completes under the slot's lock.
+    ///
+    /// # Safety
+    /// `KIND` is [`ANY_GEOMETRY`] or the table's [`kind`](Self::kind) (another geometry's code
+    /// would compute other offsets).
+    #[inline(always)]
+    pub(crate) unsafe fn free_slot_in_emptier_as<const KIND: Kind>(
+        &self,
+        b1: usize,
+        b2: usize,
+    ) -> Option<FreeSlot> {
+        // One check of both buckets instead of one per load.
+        assert!(b1.max(b2) < self.buckets, "a bucket outside the table");
+        // SAFETY: the op visits `b1` and `b2` only, both below `buckets` (just checked); `KIND`
+        // is the caller's guarantee.
+        unsafe { self.probe_in_range::<KIND, _>(FreeSlotInEmptier { buckets: [b1, b2] }) }
+    }
+
+    /// The first bit and the width of a slot that [`free_slot_in_emptier_as`](Self::free_slot_in_emptier_as)
+    /// found, in code compiled for the same `KIND`: in a plain geometry with constants, from the
+    /// slot's flag (its lane's top bit), with no multiplication by the slot's number. `None` in a
+    /// semi-sorted bucket, whose slots have no bits of their own.
+    #[inline(always)]
+    pub(crate) fn free_slot_bits_as<const KIND: Kind>(&self, free: &FreeSlot) -> Option<(usize, u32)> {
+        let probe = self.probe_for::<KIND>();
+        if KIND != ANY_GEOMETRY
+            && let (Some((_, bits)), Some((bucket_bytes, _))) = (probe.fixed_shape(), probe.fixed_layout())
+        {
+            debug_assert_eq!(
+                free.flag_bit + 1 - bits,
+                free.slot as u32 * bits,
+                "the flag is the lane's top bit"
+            );
+            return Some((free.bucket * bucket_bytes * 8 + (free.flag_bit + 1 - bits) as usize, bits));
+        }
+        match probe {
+            Probe::SemiSorted13 | Probe::SemiSorted64(_) | Probe::SemiSorted128(_) => None,
+            _ => Some((self.slot_bit(free.bucket, free.slot), self.bits)),
+        }
     }
 
     /// How many slots hold `fingerprint` (pass 0 to count empty slots).

@@ -67,13 +67,27 @@ pub(super) struct FreeSlotInEmptier {
 }
 
 /// Where [`FreeSlotInEmptier`] found a free slot.
-pub(super) struct FreeSlot {
+pub(crate) struct FreeSlot {
     pub(super) bucket: usize,
     pub(super) slot: usize,
     /// The bit of the flag that names `slot` in the matcher's flags: in a plain bucket, whose
     /// flags are lanes' top bits, where the slot's lane ends (an insert writes from there without
     /// dividing by the lane width, which a division would add to every insert).
     pub(super) flag_bit: u32,
+}
+
+impl FreeSlot {
+    /// The bucket the slot is in.
+    #[inline(always)]
+    pub(crate) fn bucket(&self) -> usize {
+        self.bucket
+    }
+
+    /// The slot's number in its bucket.
+    #[inline(always)]
+    pub(crate) fn slot(&self) -> usize {
+        self.slot
+    }
 }
 
 /// `second` if `pick_second`, else `first`: a bucket and its flags, picked on a coin flip (which

@@ -55,8 +55,13 @@ fn find_present(filter: &ExpandingFilter, keys: &[u64]) -> usize {
 
 /// Resident memory in KiB, where `/proc` tells it.
 fn resident_kib() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    status.lines().find(|line| line.starts_with("VmRSS:"))?.split_whitespace().nth(1)?.parse().ok()
+    proc_kib("/proc/self/status", "VmRSS:")
+}
+
+/// The KiB a `/proc` file gives on its line starting with `label`.
+fn proc_kib(path: &str, label: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(path).ok()?;
+    status.lines().find(|line| line.starts_with(label))?.split_whitespace().nth(1)?.parse().ok()
 }
 
 fn main() {
@@ -78,6 +83,9 @@ fn main() {
             "resident memory added by the fill: {:.2} bits per item",
             bits(after.saturating_sub(before) as f64 * 1024.0)
         );
+    }
+    if let Some(huge) = proc_kib("/proc/self/smaps_rollup", "AnonHugePages:") {
+        println!("anonymous huge pages: {:.1} MiB", huge as f64 / 1024.0);
     }
     for pass in 1..=3 {
         let (absent_time, hits) = time(|| find_absent(&filter, &absent));

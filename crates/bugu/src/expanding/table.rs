@@ -284,8 +284,7 @@ impl Segments {
     /// segment the table has (it panics if not).
     #[inline]
     fn window(&self, bucket: usize) -> *mut u8 {
-        // The bit length of the number past its `m` low bits, with no branch for 0.
-        let segment = (((bucket >> self.base_bits) << 1) | 1).ilog2() as usize;
+        let segment = self.segment_of(bucket);
         assert!(bucket < self.readable, "bucket {bucket} is past the table");
         // Owned: bucket numbers with this bit length run from the segment's first bucket through
         // its last, and the segment exists as the bucket is below `readable`, so the window lies
@@ -304,9 +303,9 @@ impl Segments {
         crate::table::prefetch_t1(window.wrapping_add(WINDOW - 1));
     }
 
-    /// `bucket` as its two words: the four fingerprints, and the four tail fields.
+    /// `bucket` as it is stored: its fingerprints word and its tails word.
     #[inline]
-    fn words(&self, bucket: usize) -> (u64, u64) {
+    pub(super) fn read(&self, bucket: usize) -> Words {
         let window = self.window(bucket);
         // SAFETY: `window` points to WINDOW (16) readable bytes of a live segment, and
         // `tails_byte` is at most 8 (four fingerprints take at most 64 bits), so both 8-byte
@@ -318,7 +317,7 @@ impl Segments {
             )
         };
         let (head, tails) = (u64::from_le(head), u64::from_le(tails));
-        (head & self.lanes.all, (tails >> self.tails_shift) & self.tails_mask)
+        Words { prints: head & self.lanes.all, tails: (tails >> self.tails_shift) & self.tails_mask }
     }
 
     /// `fingerprint` in each of the four fingerprint lanes, for [`probe`](Self::probe).
@@ -334,7 +333,7 @@ impl Segments {
     #[inline]
     pub(super) fn probe(&self, bucket: usize, broadcast: u64) -> Probe {
         let Lanes { tops, all, .. } = self.lanes;
-        let (prints, tails) = self.words(bucket);
+        let Words { prints, tails } = self.read(bucket);
         let difference = prints ^ broadcast;
         let lows = all & !tops;
         let nonzero = ((difference & lows) + lows) | difference;
@@ -382,16 +381,11 @@ impl Segments {
         (probe, first.1 & pick as u32 | second.1 & !pick as u32)
     }
 
-    /// The segment holding `bucket`: the bit length of its number above the `m` low bits.
-    fn segment_of(&self, bucket: usize) -> usize {
-        (usize::BITS - (bucket >> self.base_bits).leading_zeros()) as usize
-    }
-
-    /// `bucket` as it is stored: its fingerprints word and its tails word.
+    /// The segment holding `bucket`: the bit length of its number above the `m` low bits,
+    /// with no branch for 0.
     #[inline]
-    pub(super) fn read(&self, bucket: usize) -> Words {
-        let (prints, tails) = self.words(bucket);
-        Words { prints, tails }
+    fn segment_of(&self, bucket: usize) -> usize {
+        (((bucket >> self.base_bits) << 1) | 1).ilog2() as usize
     }
 
     /// The top bit of each empty slot's tail lane (an empty slot's tail field is 0), by the

@@ -1,6 +1,7 @@
 """bugu against rbloom, pyprobables' CuckooFilter and a Python set: 10^6 str keys and 10^6 int
 keys, inserts and lookups per second one by one and in batches, measured false-positive rate and
-memory. Prints a table per key type and the issue's targets, met or missed.
+memory. Prints a table per key type and the issue's targets, met or missed; then how two threads
+calling contains_many at once scale over one.
 
 Run (a venv with the bugu wheel, rbloom and pyprobables; not needed by the tests):
 
@@ -16,9 +17,11 @@ from __future__ import annotations
 
 import argparse
 import gc
+import hashlib
 import math
 import statistics
 import sys
+import threading
 import time
 import tracemalloc
 
@@ -187,6 +190,36 @@ def targets(key_kind, bugu_main, rbloom_main, rbloom_same, probables):
         print(f"  {name:40} {ratio:7.2f}x  {'met' if ratio >= goal else 'MISSED'}")
 
 
+def thread_scaling(repeats: int):
+    """contains_many from two threads at once over one: the time ratio (1.0 when the GIL is released
+    and two cores are free, 2.0 when serialised), beside hashlib's, which releases the GIL over large
+    inputs and so shows whether the machine gave two cores at all."""
+
+    def timed_in_threads(work, threads: int) -> float:
+        barrier = threading.Barrier(threads + 1)
+        started = [threading.Thread(target=lambda: (barrier.wait(), work())) for _ in range(threads)]
+        for thread in started:
+            thread.start()
+        barrier.wait()
+        start = time.perf_counter()
+        for thread in started:
+            thread.join()
+        return time.perf_counter() - start
+
+    f = bugu.CuckooFilter(8 * 10**6)
+    keys = list(range(2 * 10**6))
+    f.update(keys)
+    data = bytes(64 * 10**6)
+    rows = []
+    for name, work in (("contains_many", lambda: f.contains_many(keys)),
+                       ("hashlib.sha256 (control)", lambda: hashlib.sha256(data).digest())):
+        ratios = [timed_in_threads(work, 2) / timed_in_threads(work, 1) for _ in range(repeats)]
+        rows.append((name, statistics.median(ratios), ratios))
+    print("\ntwo threads at once, time over one thread's (1.00 = both cores used; 2.00 = serialised)")
+    for name, median, ratios in rows:
+        print(f"  {name:26} {median:5.2f}x   runs: {', '.join(f'{r:.2f}' for r in ratios)}")
+
+
 N = 0
 
 if __name__ == "__main__":
@@ -201,3 +234,4 @@ if __name__ == "__main__":
         rows, main, rb, rb_same, prob = measure(kind, N, args.repeats)
         report(kind, rows)
         targets(kind, main, rb, rb_same, prob)
+    thread_scaling(args.repeats)

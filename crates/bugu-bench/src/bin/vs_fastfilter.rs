@@ -3,24 +3,25 @@
 //!
 //! ```text
 //! git clone https://github.com/FastFilter/fastfilter_cpp ../fastfilter_cpp
-//! cargo run --release -p bugu-bench --bin vs_fastfilter -- --fastfilter ../fastfilter_cpp --sizes 1e7,1e8
+//! cargo run --release -p bugu-bench --bin vs_fastfilter -- --fastfilter ../fastfilter_cpp --sizes 1e6,1e7,1e8
 //! ```
 //!
 //! Builds the C++ benchmark if the checkout has not (`make bulk-insert-and-query.exe
 //! UNAME_P=x86_64` in its `benchmarks/`). Then, per size and round, in this order: the C++
-//! benchmark with Cuckoo12 and CuckooSemiSort13; bugu-12, bugu-12 batched, bugu-13 semi-sorted
-//! and bugu-12 concurrent (a `ConcurrentFilter` from one thread) through the `compare` harness in
-//! this process; the memory floor, from a buffer the size of the
-//! bugu-12 table. Prints markdown (medians, the ratios between them with a verdict for each
-//! `--target`, every round's figures and load) and writes it to `OUT_DIR/vs-fastfilter.md`
-//! (`target/bench-results/vs-fastfilter.md` by default) after each size.
+//! benchmark with Cuckoo12 and CuckooSemiSort13, and VQF and BlockedBloom as context (both need
+//! an AVX2 build); bugu-12, bugu-12 batched, bugu-13 semi-sorted and bugu-12 concurrent (a
+//! `ConcurrentFilter` from one thread) through the `compare` harness in this process; the memory
+//! floors, plain and prefetched, from one buffer the size of the bugu-12 table. Prints markdown
+//! (medians, the ratios between them with a verdict for each `--target`, every round's figures
+//! and load) and writes it to `OUT_DIR/vs-fastfilter.md` (`target/bench-results/vs-fastfilter.md`
+//! by default) after each size.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use bugu_bench::compare::{self, KeyType, Options};
 use bugu_bench::contender::Kind;
-use bugu_bench::fastfilter_cpp::{self, CUCKOO12, SEMI_SORT13};
+use bugu_bench::fastfilter_cpp::{self, ALGORITHMS, BLOCKED_BLOOM, CUCKOO12, SEMI_SORT13, VQF};
 use bugu_bench::machine;
 use bugu_bench::memory_floor;
 use bugu_bench::report;
@@ -39,17 +40,18 @@ const SEED: u64 = 42;
 const FLOOR_READS: usize = 10_000_000;
 const FLOOR_REPEATS: usize = 5;
 
-/// Run fastfilter_cpp's bulk-insert-and-query benchmark (Cuckoo12, CuckooSemiSort13) and bugu's
-/// matching rows alternately at the same key counts; print the medians, the ratios between them
-/// and the memory floor. The report goes to stdout and to OUT_DIR/vs-fastfilter.md.
+/// Run fastfilter_cpp's bulk-insert-and-query benchmark (Cuckoo12, CuckooSemiSort13; VQF and
+/// BlockedBloom as context) and bugu's matching rows alternately at the same key counts; print
+/// the medians, the ratios between them and the memory floors (plain and prefetched). The report
+/// goes to stdout and to OUT_DIR/vs-fastfilter.md.
 #[derive(Debug, Parser)]
 #[command(version)]
 struct Cli {
     /// The fastfilter_cpp checkout (`git clone https://github.com/FastFilter/fastfilter_cpp`).
     #[arg(long, env = "FASTFILTER_CPP", value_name = "DIR")]
     fastfilter: PathBuf,
-    /// Numbers of keys, comma-separated: 1e7,1e8 or 10_000_000.
-    #[arg(long, value_delimiter = ',', value_parser = bugu_bench::cli::parse_table_keys, default_value = "1e7,1e8")]
+    /// Numbers of keys, comma-separated: 1e6,1e7,1e8 or 10_000_000.
+    #[arg(long, value_delimiter = ',', value_parser = bugu_bench::cli::parse_table_keys, default_value = "1e6,1e7,1e8")]
     sizes: Vec<usize>,
     /// Alternated rounds per size (C++, bugu, floor); the report shows medians over them. Nine by
     /// default: at 10^7 keys the tables sit in an L3 cache shared with other tenants, so the ratio
@@ -62,6 +64,11 @@ struct Cli {
     /// with its NAME, and a verdict for each one given here.
     #[arg(long, value_delimiter = ',')]
     target: Vec<Target>,
+    /// The prefetched memory floor's window: each random line read is preceded by a prefetch of
+    /// the line this many reads ahead. 64 by default: of 16, 24, 32, 48, 64 and 128, the lowest
+    /// floor on the machine the harness was written on, at table sizes of 16 and 160 MiB.
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    floor_window: u32,
     /// Where vs-fastfilter.md goes (created if missing).
     #[arg(long, default_value = "target/bench-results")]
     out_dir: PathBuf,
@@ -87,7 +94,7 @@ fn run(cli: &Cli) -> Result<(), String> {
     };
     let path = cli.out_dir.join("vs-fastfilter.md");
     for &keys in &cli.sizes {
-        let measured = measure_size(&exe, keys, cli.rounds as usize);
+        let measured = measure_size(&exe, keys, cli.rounds as usize, cli.floor_window as usize);
         comparison.load.1 = machine::load_average();
         let failure = match measured {
             Ok(size) => {
@@ -113,8 +120,9 @@ fn run(cli: &Cli) -> Result<(), String> {
     Ok(())
 }
 
-/// Every round at `keys` keys: the C++ benchmark, bugu's rows, the memory floor.
-fn measure_size(exe: &Path, keys: usize, rounds: usize) -> Result<SizeRun, String> {
+/// Every round at `keys` keys: the C++ benchmark, bugu's rows, the memory floors (the prefetched
+/// one with `window`).
+fn measure_size(exe: &Path, keys: usize, rounds: usize, window: usize) -> Result<SizeRun, String> {
     let options = Options {
         sizes: vec![keys],
         key_type: KeyType::U64,
@@ -136,9 +144,10 @@ fn measure_size(exe: &Path, keys: usize, rounds: usize) -> Result<SizeRun, Strin
     for round in 1..=rounds {
         let load_before = machine::load_average();
         eprintln!("== {keys} keys, round {round}/{rounds}: fastfilter_cpp (a few minutes at 10^8 keys)");
-        let rows = fastfilter_cpp::run(exe, keys, &[CUCKOO12.0, SEMI_SORT13.0])?;
-        let cuckoo12 = Figures::from_cpp(fastfilter_cpp::find(&rows, CUCKOO12.1)?);
-        let semi_sort13 = Figures::from_cpp(fastfilter_cpp::find(&rows, SEMI_SORT13.1)?);
+        let rows = fastfilter_cpp::run(exe, keys, &ALGORITHMS.map(|(id, _)| id))?;
+        let cpp = |(_, name): (u32, &str)| fastfilter_cpp::find(&rows, name).map(Figures::from_cpp);
+        let (cuckoo12, semi_sort13) = (cpp(CUCKOO12)?, cpp(SEMI_SORT13)?);
+        let (vqf, blocked_bloom) = (cpp(VQF)?, cpp(BLOCKED_BLOOM)?);
 
         eprintln!("== {keys} keys, round {round}/{rounds}: bugu");
         let report = compare::run(&options);
@@ -162,10 +171,15 @@ fn measure_size(exe: &Path, keys: usize, rounds: usize) -> Result<SizeRun, Strin
         drop(report); // free the keys before the floor's buffer is allocated
 
         eprintln!(
-            "== {keys} keys, round {round}/{rounds}: memory floor ({table_bytes} bytes, the bugu-12 table)"
+            "== {keys} keys, round {round}/{rounds}: memory floors ({table_bytes} bytes, the bugu-12 table)"
         );
-        let floor = memory_floor::measure(table_bytes, FLOOR_READS, FLOOR_REPEATS, Clock::Wall);
-        eprintln!("  {:.1} ns per line, {:.1} per lookup", floor.ns_per_line, floor.ns_per_lookup());
+        let floor = memory_floor::measure(table_bytes, FLOOR_READS, FLOOR_REPEATS, window, Clock::Wall);
+        let prefetched = floor.prefetched_ns_per_line.ok_or("the prefetched floor was not measured")?;
+        eprintln!(
+            "  {:.1} ns per line, {:.1} per lookup; prefetched (window {window}) {prefetched:.1} ns per line",
+            floor.ns_per_line,
+            floor.ns_per_lookup()
+        );
         let lineup = Lineup {
             cuckoo12,
             semi_sort13,
@@ -173,7 +187,10 @@ fn measure_size(exe: &Path, keys: usize, rounds: usize) -> Result<SizeRun, Strin
             bugu12_batched,
             bugu13_semi_sorted,
             bugu12_concurrent,
+            vqf,
+            blocked_bloom,
             floor_ns_per_line: floor.ns_per_line,
+            prefetched_floor_ns_per_line: prefetched,
         };
         size.rounds.push(Round { lineup, floor, load: (load_before, machine::load_average()), warnings });
     }
@@ -195,9 +212,23 @@ mod tests {
         let cli = Cli::try_parse_from(["x", "--fastfilter", "d", "--target", "find0-12<=0.85,x<=1"]).unwrap();
         assert_eq!(cli.target.len(), 2);
         assert!(run(&cli).unwrap_err().starts_with("no ratio named x"));
-        assert_eq!(
-            Cli::try_parse_from(["x", "--fastfilter", "d"]).unwrap().sizes,
-            vec![10_000_000, 100_000_000]
-        );
+        let defaults = Cli::try_parse_from(["x", "--fastfilter", "d"]).unwrap();
+        assert_eq!(defaults.sizes, vec![1_000_000, 10_000_000, 100_000_000]);
+        assert_eq!(defaults.floor_window, 64);
+        let cli = Cli::try_parse_from(["x", "--fastfilter", "d", "--sizes", "1e6,1e7,1e8"]).unwrap();
+        assert_eq!(cli.sizes, vec![1_000_000, 10_000_000, 100_000_000]);
+        assert!(Cli::try_parse_from(["x", "--fastfilter", "d", "--floor-window", "0"]).is_err());
+        let cli = Cli::try_parse_from(["x", "--fastfilter", "d", "--floor-window", "16"]).unwrap();
+        assert_eq!(cli.floor_window, 16);
+        // The issue's targets on the context rows and the prefetched floor are accepted names.
+        let cli = Cli::try_parse_from([
+            "x",
+            "--fastfilter",
+            "/nonexistent/fastfilter_cpp",
+            "--target",
+            "insert-12-vs-vqf<=1,batch-find0-prefetched-floor<=1.15,batch-find100-prefetched-floor<=1.15",
+        ])
+        .unwrap();
+        assert!(run(&cli).unwrap_err().starts_with("fastfilter_cpp checkout"), "names checked first");
     }
 }

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use bugu::hash::HashFunction;
-use bugu::{CuckooFilter, GrowableFilter};
+use bugu::{CuckooFilter, ExpandingFilter, GrowableFilter};
 use clap::Args;
 
 use crate::error::{Failure, Status};
@@ -24,9 +24,14 @@ pub(crate) struct FilterOptions {
     /// A filter that grows as items arrive, keeping its false-positive rate under --fpr.
     #[arg(short = 'g', long)]
     pub(crate) growable: bool,
-    /// With --growable: refuse items beyond this many.
+    /// With --growable: refuse items beyond this many (with --one-table: the size the filter is
+    /// declared for, which fixes its entries' widths; default 2^32).
     #[arg(long, requires = "growable")]
     pub(crate) max_capacity: Option<usize>,
+    /// With --growable: grow in one table (lookups take the same time at any size, fewer bits
+    /// per item, slower inserts) instead of a chain of tables, one more per growth.
+    #[arg(long, requires = "growable")]
+    pub(crate) one_table: bool,
     /// Hash seed (filters only answer for items hashed with their own seed).
     #[arg(long, default_value_t = 0)]
     pub(crate) seed: u64,
@@ -53,6 +58,9 @@ const DEFAULT_FPR: f64 = 0.001;
 impl FilterOptions {
     /// An empty filter for `capacity` items (the first level's capacity if growable).
     pub(crate) fn build(&self, capacity: usize) -> Result<Owned, Failure> {
+        if self.one_table {
+            return self.build_one_table(capacity);
+        }
         if self.growable {
             if self.bits.is_some() {
                 return Err(Failure::message(
@@ -81,6 +89,35 @@ impl FilterOptions {
             };
             builder.build().map(Owned::Fixed).map_err(|error| Failure::message(error.to_string()))
         }
+    }
+
+    /// An empty growable filter in one table for `capacity` items at first.
+    fn build_one_table(&self, capacity: usize) -> Result<Owned, Failure> {
+        // Its buckets, fingerprint widths and hash are fixed by design: refuse settings it would ignore.
+        if self.bits.is_some() {
+            return Err(Failure::message("--bits does not apply to --one-table (its widths follow --fpr)"));
+        }
+        if self.bucket_size != 4 {
+            return Err(Failure::message("--one-table filters have buckets of 4 slots (--bucket-size 4)"));
+        }
+        if self.hash != HashFunction::default() {
+            return Err(Failure::message(format!(
+                "--one-table filters hash with {} (--hash {})",
+                HashFunction::default().name(),
+                HashFunction::default().name()
+            )));
+        }
+        let mut builder = ExpandingFilter::builder()
+            .initial_capacity(capacity)
+            .false_positive_rate(self.fpr.unwrap_or(DEFAULT_FPR))
+            .seed(self.seed);
+        if let Some(max) = self.max_capacity {
+            builder = builder.max_items(max as u64);
+        }
+        builder
+            .build()
+            .map(|filter| Owned::Expanding(Box::new(filter)))
+            .map_err(|error| Failure::message(error.to_string()))
     }
 
     /// Refuses to replace an existing file without `--force`.

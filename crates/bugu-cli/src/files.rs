@@ -1,4 +1,5 @@
-//! Filter files: any file the library writes (a fixed-size or a growable filter), opened whole
+//! Filter files: any file the library writes (a fixed-size filter, a growable one as a chain of
+//! tables or in one table), opened whole
 //! for changes and saved atomically, or memory-mapped for queries (a fixed-size filter is then
 //! read in place through the zero-copy view).
 //!
@@ -17,7 +18,9 @@ use std::io::Read;
 use std::path::Path;
 
 use bugu::persist::FilterKind;
-use bugu::{CuckooFilter, CuckooView, Filter, FilterMut, GrowableFilter, InsertError, PersistError};
+use bugu::{
+    CuckooFilter, CuckooView, ExpandingFilter, Filter, FilterMut, GrowableFilter, InsertError, PersistError,
+};
 use memmap2::Mmap;
 
 use crate::error::Failure;
@@ -25,7 +28,10 @@ use crate::error::Failure;
 /// A filter held in memory, to change and save.
 pub(crate) enum Owned {
     Fixed(CuckooFilter),
+    /// A chain of tables.
     Growable(GrowableFilter),
+    /// One table that grows (boxed: its table's directory makes it far larger than the others).
+    Expanding(Box<ExpandingFilter>),
 }
 
 /// Runs the same code on whichever filter an enum holds.
@@ -34,6 +40,7 @@ macro_rules! on_filter {
         match $value {
             Owned::Fixed($filter) => $body,
             Owned::Growable($filter) => $body,
+            Owned::Expanding($filter) => $body,
         }
     };
 }
@@ -115,13 +122,19 @@ impl Owned {
     fn read(path: &Path, mut file: impl Read) -> Result<Self, Failure> {
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes).map_err(|error| Failure::io(path, &error))?;
-        let read = match FilterKind::detect(&bytes) {
-            Ok(FilterKind::Cuckoo) => CuckooFilter::from_bytes(&bytes).map(Self::Fixed),
-            Ok(FilterKind::Growable) => GrowableFilter::from_bytes(&bytes).map(Self::Growable),
-            Ok(kind) => Err(PersistError::WrongKind { expected: FilterKind::Cuckoo, found: kind }),
-            Err(error) => Err(error),
-        };
-        read.map_err(|error| persist_failure(path, bytes.len(), &error))
+        Self::from_bytes(&bytes).map_err(|error| persist_failure(path, bytes.len(), &error))
+    }
+
+    /// The filter of any kind in `bytes`, checked.
+    fn from_bytes(bytes: &[u8]) -> Result<Self, PersistError> {
+        match FilterKind::detect(bytes)? {
+            FilterKind::Cuckoo => CuckooFilter::from_bytes(bytes).map(Self::Fixed),
+            FilterKind::Growable => GrowableFilter::from_bytes(bytes).map(Self::Growable),
+            FilterKind::Expanding => {
+                ExpandingFilter::from_bytes(bytes).map(|filter| Self::Expanding(Box::new(filter)))
+            }
+            kind => Err(PersistError::WrongKind { expected: FilterKind::Cuckoo, found: kind }),
+        }
     }
 
     /// Saves atomically: the file is replaced whole or not at all.
@@ -138,11 +151,13 @@ impl Owned {
         on_filter!(self, filter => filter.has_skipped_inserts())
     }
 
-    /// The most items a growable filter with a maximum takes (`None` for any other).
+    /// The most items a growable filter with a maximum takes (`None` for any other): a chain's
+    /// limit, or the maximum a filter in one table was declared for.
     pub(crate) fn max_capacity(&self) -> Option<usize> {
         match self {
             Self::Fixed(_) => None,
             Self::Growable(filter) => filter.max_capacity(),
+            Self::Expanding(filter) => Some(usize::try_from(filter.max_items()).unwrap_or(usize::MAX)),
         }
     }
 
@@ -167,13 +182,13 @@ impl Owned {
 pub(crate) struct Mapped {
     map: Mmap,
     /// A growable filter is read into memory; a fixed-size one is viewed in the map.
-    growable: Option<GrowableFilter>,
+    loaded: Option<Owned>,
 }
 
 /// A filter to query: a view into a mapped file, or a filter in memory.
 pub(crate) enum Query<'a> {
     View(Box<CuckooView<'a>>),
-    Growable(&'a GrowableFilter),
+    Loaded(&'a Owned),
 }
 
 impl Mapped {
@@ -187,27 +202,21 @@ impl Mapped {
         // file over it, leaving this mapping on the old one) but is never written in place by
         // bugu. Another program truncating it while mapped is outside what bugu can guard.
         let map = unsafe { Mmap::map(&file) }.map_err(|error| Failure::io(path, &error))?;
-        let growable = match FilterKind::detect(&map) {
-            Ok(FilterKind::Cuckoo) => {
-                CuckooView::from_bytes(&map).map_err(|error| persist_failure(path, map.len(), &error))?;
+        let failure = |error: PersistError| persist_failure(path, map.len(), &error);
+        let loaded = match FilterKind::detect(&map).map_err(failure)? {
+            FilterKind::Cuckoo => {
+                CuckooView::from_bytes(&map).map_err(failure)?;
                 None
             }
-            Ok(FilterKind::Growable) => Some(
-                GrowableFilter::from_bytes(&map).map_err(|error| persist_failure(path, map.len(), &error))?,
-            ),
-            Ok(kind) => {
-                let error = PersistError::WrongKind { expected: FilterKind::Cuckoo, found: kind };
-                return Err(persist_failure(path, map.len(), &error));
-            }
-            Err(error) => return Err(persist_failure(path, map.len(), &error)),
+            _ => Some(Owned::from_bytes(&map).map_err(failure)?),
         };
-        Ok(Self { map, growable })
+        Ok(Self { map, loaded })
     }
 
     /// The filter (checked when the file was opened).
     pub(crate) fn query(&self) -> Query<'_> {
-        match &self.growable {
-            Some(filter) => Query::Growable(filter),
+        match &self.loaded {
+            Some(filter) => Query::Loaded(filter),
             None => {
                 Query::View(Box::new(CuckooView::from_trusted_bytes(&self.map).expect("checked when opened")))
             }
@@ -219,14 +228,14 @@ impl Query<'_> {
     pub(crate) fn hash_of_bytes(&self, item: &[u8]) -> u64 {
         match self {
             Self::View(filter) => filter.hash_of_bytes(item),
-            Self::Growable(filter) => filter.hash_of_bytes(item),
+            Self::Loaded(filter) => filter.hash_of_bytes(item),
         }
     }
 
     pub(crate) fn contains_hash_batch(&self, hashes: &[u64]) -> Vec<bool> {
         match self {
             Self::View(filter) => filter.contains_hash_batch(hashes),
-            Self::Growable(filter) => filter.contains_hash_batch(hashes),
+            Self::Loaded(filter) => filter.contains_hash_batch(hashes),
         }
     }
 }

@@ -80,6 +80,31 @@ fn describe(filter: &Owned, path: &Path, file_bytes: u64) -> Value {
             "hash_function": filter.hash_function().name(),
             "levels": filter.levels().iter().map(level).collect::<Vec<_>>(),
         }),
+        Owned::Expanding(filter) => {
+            let stats = filter.stats();
+            json!({
+                "kind": "expanding",
+                "max_capacity": filter.max_items(),
+                "items": stats.len,
+                "memory_bytes": stats.memory_bytes,
+                "bits_per_item": stats.bits_per_item,
+                "target_false_positive_rate": stats.target_rate,
+                "false_positive_rate": stats.target_rate,
+                "expected_false_positive_rate": stats.rate_bound,
+                "bucket_size": 4,
+                "fingerprint_bits": stats.fingerprint_bits,
+                "tail_bits": stats.tail_bits,
+                "buckets": stats.buckets,
+                "level": stats.level,
+                "split_pointer": stats.split_pointer,
+                "entries": stats.entries,
+                "twins": stats.twins,
+                "stash": stats.stash,
+                "tail_histogram": stats.tail_histogram,
+                "seed": filter.seed(),
+                "hash_function": filter.hash_function().name(),
+            })
+        }
     };
     report["file"] = json!(path.display().to_string());
     report["file_bytes"] = json!(file_bytes);
@@ -93,8 +118,11 @@ fn text(report: &Value, filter: &Owned) -> String {
         report["file"].as_str().unwrap_or(""),
         report["file_bytes"]
     );
-    let kind =
-        if let Owned::Growable(_) = filter { "growable cuckoo filter" } else { "cuckoo filter (fixed size)" };
+    let kind = match filter {
+        Owned::Fixed(_) => "cuckoo filter (fixed size)",
+        Owned::Growable(_) => "growable cuckoo filter (a chain of tables)",
+        Owned::Expanding(_) => "growable cuckoo filter in one table",
+    };
     out += &format!("kind:                {kind}\n");
     out += &match filter {
         Owned::Fixed(_) => {
@@ -111,12 +139,40 @@ fn text(report: &Value, filter: &Owned) -> String {
                 None => "no maximum".to_string(),
             }
         ),
+        Owned::Expanding(_) => format!(
+            "items:               {}; it grows as items arrive, declared for at most {} items\n",
+            report["items"], report["max_capacity"]
+        ),
     };
     out += &format!(
         "memory:              {} bytes, {:.2} bits per item\n",
         report["memory_bytes"],
         report["bits_per_item"].as_f64().unwrap_or(0.0)
     );
+    if let Owned::Expanding(_) = filter {
+        out += &format!(
+            "false positives:     at most {} now (the bound), at most {} at every size\n",
+            percent("expected_false_positive_rate"),
+            percent("target_false_positive_rate")
+        );
+        out += &format!(
+            "entries:             {} fingerprint bits and up to {} tail bits each, 4 per bucket; seed {}, hash {}\n",
+            report["fingerprint_bits"],
+            report["tail_bits"],
+            report["seed"],
+            report["hash_function"].as_str().unwrap_or("")
+        );
+        out += &format!(
+            "table:               {} buckets, level {}, split pointer {}; {} entries ({} twins), {} stashed\n",
+            report["buckets"],
+            report["level"],
+            report["split_pointer"],
+            report["entries"],
+            report["twins"],
+            report["stash"]
+        );
+        return out;
+    }
     out += &format!(
         "false positives:     {} expected now, at most {} when full\n",
         percent("expected_false_positive_rate"),
@@ -131,6 +187,7 @@ fn text(report: &Value, filter: &Owned) -> String {
     );
     match filter {
         Owned::Fixed(filter) => out += &filter.stats().to_string(),
+        Owned::Expanding(_) => {}
         Owned::Growable(growable) => {
             out += &format!("target rate:         {} at every size\n", percent("target_false_positive_rate"));
             out += &format!("growth:              x{} per level\n", growable.growth_factor());
@@ -179,6 +236,11 @@ pub(crate) fn dump(
         Owned::Fixed(filter) if level == 0 => filter,
         Owned::Fixed(_) => {
             return Err(Failure::message("--level applies to a growable filter; this one has one table"));
+        }
+        Owned::Expanding(_) => {
+            return Err(Failure::message(
+                "dump shows tables of fingerprints; a filter in one table stores entries of fingerprint and address bits: see `bugu info` for its table",
+            ));
         }
         Owned::Growable(growable) => growable.levels().get(level).ok_or_else(|| {
             Failure::message(format!(

@@ -158,6 +158,9 @@ fn refusal(path: &Path, filter: &Owned, error: InsertError, item: &[u8], tally: 
         (InsertError::Full, Some(max)) => format!(
             "the filter reached its maximum of {max} items (--max-capacity) at {item:?}; nothing was saved (build a new filter with a larger --max-capacity, or none)"
         ),
+        (InsertError::RateBound, Some(max)) => format!(
+            "the filter reached the size it was declared for ({max} items, --max-capacity): more items would pass its false-positive rate; stopped at {item:?}, nothing was saved (build a new filter with a larger --max-capacity)"
+        ),
         (InsertError::Full, None) => format!(
             "the filter is full after {} new items, at {item:?}; nothing was saved (use a larger --capacity, or --growable)",
             tally.added

@@ -114,6 +114,73 @@ fn growable_filters_grow_and_keep_everything() {
 }
 
 #[test]
+fn one_table_filters_grow_keep_everything_and_refuse_what_they_cannot_do() {
+    let ws = Workspace::new();
+    let list = ws.list("list.txt", "k", 0..20_000);
+    let list = list.to_str().unwrap();
+    let f = ws.path("e.bugu");
+    let f = f.to_str().unwrap();
+    bugu().args(["create", f, "--capacity", "100", "--growable", "--one-table"]).assert().success();
+    bugu().args(["add", f, "--input", list]).assert().success();
+    bugu().args(["check", f, "--input", list, "--count"]).assert().code(0).stdout("20000\n");
+    let info = bugu().args(["info", f, "--json"]).output().unwrap();
+    let info: serde_json::Value = serde_json::from_slice(&info.stdout).expect("--json parses");
+    assert_eq!((info["kind"].as_str(), info["items"].as_u64()), (Some("expanding"), Some(20_000)));
+    assert!(info["level"].as_u64().unwrap() > 0, "{info}");
+    assert!(info["expected_false_positive_rate"].as_f64().unwrap() <= 0.001, "{info}");
+    bugu()
+        .args(["info", f])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("in one table").and(predicates::str::contains("split pointer")));
+    bugu()
+        .args(["dump", f, "--buckets", "0..4"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("bugu info"));
+
+    // Removes are exact: every removed item goes, every other stays.
+    let half = ws.list("half.txt", "k", 0..10_000);
+    bugu().args(["remove", f, "--input", half.to_str().unwrap()]).assert().code(0);
+    let rest = ws.list("rest.txt", "k", 10_000..20_000);
+    bugu()
+        .args(["check", f, "--input", rest.to_str().unwrap(), "--count"])
+        .assert()
+        .code(0)
+        .stdout("10000\n");
+    // A skipped add-if-absent insert is remembered, and removes are then refused.
+    bugu().args(["add", f, "--unique", "k10000", "-q"]).assert().code(0);
+    fails_with(&["remove", f, "k10001"], "refusing to remove");
+
+    // Settings a one-table filter cannot honour are refused by name.
+    let g = ws.path("g.bugu");
+    let g = g.to_str().unwrap();
+    for (extra, says) in [
+        (&["--bits", "12"][..], "--bits"),
+        (&["--bucket-size", "2"][..], "--bucket-size 4"),
+        (&["--hash", "xxh3"][..], "--hash xxh3-mix8"),
+    ] {
+        let mut args = vec!["create", g, "--capacity", "100", "--growable", "--one-table"];
+        args.extend_from_slice(extra);
+        fails_with(&args, says);
+    }
+    bugu().args(["create", g, "--capacity", "100", "--one-table"]).assert().code(2);
+
+    // Past the size it was declared for, an insert is refused and nothing is saved.
+    bugu()
+        .args(["create", g, "--capacity", "100", "--growable", "--one-table", "--max-capacity", "1000"])
+        .assert()
+        .success();
+    let before = std::fs::read(g).unwrap();
+    bugu()
+        .args(["add", g, "--input", list])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("declared for"));
+    assert_eq!(std::fs::read(g).unwrap(), before);
+}
+
+#[test]
 fn info_and_dump() {
     let ws = Workspace::new();
     let list = ws.list("list.txt", "x", 0..500);

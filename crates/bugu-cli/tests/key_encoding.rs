@@ -5,7 +5,7 @@ use std::fs;
 use std::path::Path;
 
 use assert_cmd::Command;
-use bugu::{CuckooFilter, CuckooView, Filter, FilterMut, GrowableFilter};
+use bugu::{CuckooFilter, CuckooView, ExpandingFilter, ExpandingView, Filter, FilterMut, GrowableFilter};
 use tempfile::TempDir;
 
 /// Text keys (some non-ASCII), decimal integers as text, and absent keys to probe.
@@ -76,6 +76,16 @@ fn a_cli_built_file_answers_rust_typed_and_byte_keys_as_the_cli_does() {
     let loaded = GrowableFilter::load(&growable).unwrap();
     assert!(loaded.level_count() > 1, "the growable file grew");
     assert_same_answers(&loaded, &probes, &cli);
+
+    let one_table =
+        build(dir.path(), "one-table.bugu", &["--growable", "--one-table", "--capacity", "100"], &present);
+    let cli = cli_present(&one_table, &probes, dir.path());
+    assert!(cli[..present.len()].iter().all(|&found| found), "the CLI finds every key it added");
+    let loaded = ExpandingFilter::load(&one_table).unwrap();
+    assert!(loaded.stats().level > 0, "the one-table file grew");
+    assert_same_answers(&loaded, &probes, &cli);
+    let bytes = fs::read(&one_table).unwrap();
+    assert_same_answers(&ExpandingView::from_bytes(&bytes).unwrap(), &probes, &cli);
 }
 
 #[test]

@@ -218,6 +218,27 @@ fn content_that_breaks_a_rule_is_refused() {
     assert_eq!((filter.len(), filter.stats().entries), (1, 1));
 }
 
+/// A skipped add-if-absent insert is kept in the header's flags (bit 1), through a file and a view;
+/// a file without the canonical-keys flag (bit 0) is refused, as no expanding filter was written so.
+#[test]
+fn a_skipped_insert_is_remembered_and_the_key_encoding_checked() {
+    let mut filter = grown(100, 500, 5);
+    assert!(!filter.has_skipped_inserts());
+    assert_eq!(filter.to_bytes()[12], 1);
+    assert_eq!(filter.insert_unique(&7u64), Ok(false));
+    assert!(filter.has_skipped_inserts());
+    let bytes = filter.to_bytes();
+    assert_eq!(bytes[12], 3);
+    assert!(ExpandingFilter::from_bytes(&bytes).unwrap().has_skipped_inserts());
+    assert!(ExpandingView::from_bytes(&bytes).unwrap().has_skipped_inserts());
+    assert!(!ExpandingView::from_bytes(&grown(100, 500, 5).to_bytes()).unwrap().has_skipped_inserts());
+    let mut old_keys = bytes;
+    old_keys[12] &= !1;
+    let old_keys = sealed(old_keys);
+    assert!(matches!(ExpandingFilter::from_bytes(&old_keys), Err(PersistError::InvalidParameter(_))));
+    assert!(matches!(ExpandingView::from_bytes(&old_keys), Err(PersistError::InvalidParameter(_))));
+}
+
 #[test]
 fn other_kinds_are_refused() {
     let cuckoo = bugu::CuckooFilter::new(10).unwrap().to_bytes();

@@ -101,6 +101,9 @@ pub struct ExpandingFilter {
     max_items: u64,
     seed: u64,
     rng: u64,
+    /// Whether an add-if-absent insert skipped an item (see
+    /// [`has_skipped_inserts`](Self::has_skipped_inserts)).
+    skipped_inserts: bool,
 }
 
 /// An entry as seen from one of its two sides: its known address bits (the `m` of its base
@@ -230,7 +233,27 @@ impl ExpandingFilter {
             max_items: builder.max_items,
             seed: builder.seed,
             rng: builder.seed ^ 0x9e37_79b9_7f4a_7c15 | 1,
+            skipped_inserts: false,
         }
+    }
+
+    /// Whether an add-if-absent insert ([`FilterMut::insert_unique`]) has skipped an item because
+    /// a matching entry was there. That entry may be another item's (a false positive), and
+    /// removing that item would then leave the skipped one reading absent: a false negative. A filter that has skipped inserts should only take removals if
+    /// its user accepts that risk; the `bugu` command refuses them unless told otherwise. The
+    /// flag is kept through saving and loading.
+    ///
+    /// ```
+    /// use bugu::{ExpandingFilter, Filter, FilterMut};
+    /// let mut filter = ExpandingFilter::new(100)?;
+    /// filter.insert_unique("a")?;
+    /// assert!(!filter.has_skipped_inserts());
+    /// filter.insert_unique("a")?; // present: skipped
+    /// assert!(filter.has_skipped_inserts());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn has_skipped_inserts(&self) -> bool {
+        self.skipped_inserts
     }
 
     /// Items stored.
@@ -568,6 +591,7 @@ impl FilterMut for ExpandingFilter {
 
     fn insert_unique_hash(&mut self, hash: u64) -> Result<bool, InsertError> {
         if self.contains_hash(hash) {
+            self.skipped_inserts = true;
             return Ok(false);
         }
         self.insert_hash(hash).map(|()| true)

@@ -18,6 +18,8 @@ pub(crate) struct ExpandingFields {
     pub(crate) split: u64,
     pub(crate) len: u64,
     pub(crate) rng: u64,
+    /// Kept in the file's header flags, not among its fields.
+    pub(crate) skipped_inserts: bool,
 }
 
 /// A stashed entry: base bucket, its further known address bits, how many, fingerprint.
@@ -87,6 +89,7 @@ impl ExpandingFilter {
             split: self.split as u64,
             len: self.len as u64,
             rng: self.rng,
+            skipped_inserts: self.skipped_inserts,
         }
     }
 
@@ -150,6 +153,7 @@ impl ExpandingFilter {
         filter.level = fields.level as u32;
         filter.split = fields.split as usize;
         filter.rng = fields.rng;
+        filter.skipped_inserts = fields.skipped_inserts;
         filter
     }
 

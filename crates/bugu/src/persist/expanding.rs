@@ -43,6 +43,7 @@ fn to_words(fields: &ExpandingFields, stash_len: u64) -> [u64; FIELDS_LEN / 8] {
         split,
         len,
         rng,
+        skipped_inserts: _,
     } = *fields;
     [
         rate.to_bits(),
@@ -59,8 +60,8 @@ fn to_words(fields: &ExpandingFields, stash_len: u64) -> [u64; FIELDS_LEN / 8] {
     ]
 }
 
-/// The fields and the stash length from the words [`to_words`] writes.
-fn from_words(words: [u64; FIELDS_LEN / 8]) -> (ExpandingFields, u64) {
+/// The fields and the stash length from the words [`to_words`] writes, and the header's flag.
+fn from_words(words: [u64; FIELDS_LEN / 8], skipped_inserts: bool) -> (ExpandingFields, u64) {
     let [rate, max_items, seed, fingerprint_bits, tail_bits, base_buckets, level, split, len, rng, stash_len] =
         words;
     let rate = f64::from_bits(rate);
@@ -75,6 +76,7 @@ fn from_words(words: [u64; FIELDS_LEN / 8]) -> (ExpandingFields, u64) {
         split,
         len,
         rng,
+        skipped_inserts,
     };
     (fields, stash_len)
 }
@@ -131,7 +133,8 @@ impl ExpandingFilter {
     }
 
     fn encode_file<W: Write>(&self, writer: W) -> io::Result<W> {
-        let flags = Flags { key_encoding: KeyEncoding::Canonical, skipped_inserts: false };
+        let flags =
+            Flags { key_encoding: KeyEncoding::Canonical, skipped_inserts: self.has_skipped_inserts() };
         let mut encoder = Encoder::new(writer, FilterKind::Expanding, flags)?;
         for field in to_words(&self.fields(), self.stashed().count() as u64) {
             encoder.write_u64(field)?;
@@ -220,11 +223,16 @@ pub(super) fn decode_fields_and_stash<R: Read>(
     decoder: &mut Decoder<R>,
 ) -> Result<(ExpandingFields, Vec<StashedEntry>, usize), PersistError> {
     expect_kind(decoder.header()?, FilterKind::Expanding)?;
+    let flags = decoder.flags().expect("the header was read");
+    // Expanding filters were only ever written with the canonical key encoding.
+    if flags.key_encoding != KeyEncoding::Canonical {
+        return Err(invalid(("header flags without canonical keys", 0)));
+    }
     let mut raw = [0u64; FIELDS_LEN / 8];
     for field in &mut raw {
         *field = decoder.read_u64("expanding filter fields")?;
     }
-    let (fields, stash_len) = from_words(raw);
+    let (fields, stash_len) = from_words(raw, flags.skipped_inserts);
     let bucket_bytes = fields.check().map_err(invalid)?;
     if stash_len > MAX_STASH {
         return Err(invalid(("stash length", stash_len)));

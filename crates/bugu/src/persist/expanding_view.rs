@@ -68,6 +68,12 @@ impl<'a> ExpandingView<'a> {
         Ok(ExpandingView { filter, bytes })
     }
 
+    /// Whether the filter had skipped an add-if-absent insert when it was saved
+    /// ([`ExpandingFilter::has_skipped_inserts`]).
+    pub fn has_skipped_inserts(&self) -> bool {
+        self.filter.has_skipped_inserts()
+    }
+
     /// Items stored.
     pub fn len(&self) -> usize {
         self.filter.len()

@@ -96,6 +96,11 @@ impl<R: Read> Decoder<R> {
         Ok(header.kind)
     }
 
+    /// The flags of the header read (`None` before it is).
+    pub(crate) fn flags(&self) -> Option<Flags> {
+        self.flags
+    }
+
     /// Reads a little-endian `u64` (one of a filter type's own fields).
     pub(crate) fn read_u64(&mut self, part: &'static str) -> Result<u64, PersistError> {
         let mut raw = [0; 8];

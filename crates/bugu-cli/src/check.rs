@@ -31,7 +31,7 @@ pub(crate) fn check(
     output: Output,
 ) -> Result<Status, Failure> {
     let mapped = Mapped::open(path)?;
-    let filter = mapped.query();
+    let filter = mapped.query(path)?;
     // The summary line goes with the bar, to a person at a terminal: a pipe gets the items alone.
     let terminal = std::io::stderr().is_terminal();
     let mut progress = Progress::start(source, !output.quiet);

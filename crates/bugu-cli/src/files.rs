@@ -1,7 +1,7 @@
 //! Filter files: any file the library writes (a fixed-size filter, a growable one as a chain of
 //! tables or in one table), opened whole
-//! for changes and saved atomically, or memory-mapped for queries (a fixed-size filter is then
-//! read in place through the zero-copy view).
+//! for changes and saved atomically, or memory-mapped for queries (a fixed-size filter and one
+//! grown in one table are then read in place through their zero-copy views).
 //!
 //! A change is a read, a change in memory and a save, so two commands changing one file at once
 //! would each save their own change and lose the other's. Commands that change a file hold an
@@ -19,7 +19,8 @@ use std::path::Path;
 
 use bugu::persist::FilterKind;
 use bugu::{
-    CuckooFilter, CuckooView, ExpandingFilter, Filter, FilterMut, GrowableFilter, InsertError, PersistError,
+    CuckooFilter, CuckooView, ExpandingFilter, ExpandingView, Filter, FilterMut, GrowableFilter, InsertError,
+    PersistError,
 };
 use memmap2::Mmap;
 
@@ -181,14 +182,14 @@ impl Owned {
 /// A filter file mapped for queries.
 pub(crate) struct Mapped {
     map: Mmap,
-    /// A growable filter is read into memory; a fixed-size one is viewed in the map.
-    loaded: Option<Owned>,
 }
 
-/// A filter to query: a view into a mapped file, or a filter in memory.
+/// A filter to query: a view into a mapped file, or a filter read into memory (a chain of
+/// tables, or a one-table filter whose entries are too narrow to view in place).
 pub(crate) enum Query<'a> {
     View(Box<CuckooView<'a>>),
-    Loaded(&'a Owned),
+    ExpandingView(Box<ExpandingView<'a>>),
+    Loaded(Box<Owned>),
 }
 
 impl Mapped {
@@ -202,24 +203,23 @@ impl Mapped {
         // file over it, leaving this mapping on the old one) but is never written in place by
         // bugu. Another program truncating it while mapped is outside what bugu can guard.
         let map = unsafe { Mmap::map(&file) }.map_err(|error| Failure::io(path, &error))?;
-        let failure = |error: PersistError| persist_failure(path, map.len(), &error);
-        let loaded = match FilterKind::detect(&map).map_err(failure)? {
-            FilterKind::Cuckoo => {
-                CuckooView::from_bytes(&map).map_err(failure)?;
-                None
-            }
-            _ => Some(Owned::from_bytes(&map).map_err(failure)?),
-        };
-        Ok(Self { map, loaded })
+        Ok(Self { map })
     }
 
-    /// The filter (checked when the file was opened).
-    pub(crate) fn query(&self) -> Query<'_> {
-        match &self.loaded {
-            Some(filter) => Query::Loaded(filter),
-            None => {
-                Query::View(Box::new(CuckooView::from_trusted_bytes(&self.map).expect("checked when opened")))
+    /// The filter, checked (the file is `path`, for errors).
+    pub(crate) fn query(&self, path: &Path) -> Result<Query<'_>, Failure> {
+        let failure = |error: PersistError| persist_failure(path, self.map.len(), &error);
+        match FilterKind::detect(&self.map).map_err(failure)? {
+            FilterKind::Cuckoo => {
+                Ok(Query::View(Box::new(CuckooView::from_bytes(&self.map).map_err(failure)?)))
             }
+            FilterKind::Expanding => match ExpandingView::from_bytes(&self.map) {
+                Ok(view) => Ok(Query::ExpandingView(Box::new(view))),
+                // Entries too narrow to read in place load instead; a corrupt file fails to load
+                // too, with the reader's own error.
+                Err(_) => Ok(Query::Loaded(Box::new(Owned::from_bytes(&self.map).map_err(failure)?))),
+            },
+            _ => Ok(Query::Loaded(Box::new(Owned::from_bytes(&self.map).map_err(failure)?))),
         }
     }
 }
@@ -228,6 +228,7 @@ impl Query<'_> {
     pub(crate) fn hash_of_bytes(&self, item: &[u8]) -> u64 {
         match self {
             Self::View(filter) => filter.hash_of_bytes(item),
+            Self::ExpandingView(filter) => filter.hash_of_bytes(item),
             Self::Loaded(filter) => filter.hash_of_bytes(item),
         }
     }
@@ -235,6 +236,7 @@ impl Query<'_> {
     pub(crate) fn contains_hash_batch(&self, hashes: &[u64]) -> Vec<bool> {
         match self {
             Self::View(filter) => filter.contains_hash_batch(hashes),
+            Self::ExpandingView(filter) => filter.contains_hash_batch(hashes),
             Self::Loaded(filter) => filter.contains_hash_batch(hashes),
         }
     }

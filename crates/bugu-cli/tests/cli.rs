@@ -178,6 +178,22 @@ fn one_table_filters_grow_keep_everything_and_refuse_what_they_cannot_do() {
         .code(2)
         .stderr(predicates::str::contains("declared for"));
     assert_eq!(std::fs::read(g).unwrap(), before);
+
+    // Entries too narrow to be read in place (10 bits here) are queried from a loaded copy.
+    let narrow = ws.path("narrow.bugu");
+    let narrow = narrow.to_str().unwrap();
+    let some = ws.list("some.txt", "k", 0..500);
+    let some = some.to_str().unwrap();
+    bugu()
+        .args(["build", narrow, "-i", some, "--capacity", "100", "--growable", "--one-table"])
+        .args(["--fpr", "0.1", "--max-capacity", "1000", "-q"])
+        .assert()
+        .code(0);
+    let info = bugu().args(["info", narrow, "--json"]).output().unwrap();
+    let info: serde_json::Value = serde_json::from_slice(&info.stdout).expect("--json parses");
+    let entry_bits = info["fingerprint_bits"].as_u64().unwrap() + info["tail_bits"].as_u64().unwrap() + 1;
+    assert!(entry_bits < 15, "{info}");
+    bugu().args(["check", narrow, "--input", some, "--count"]).assert().code(0).stdout("500\n");
 }
 
 #[test]

@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use bugu::persist::FilterKind;
-use bugu::{ConcurrentFilter, CuckooFilter, Filter, PersistError};
+use bugu::{ConcurrentFilter, CuckooFilter, ExpandingFilter, Filter, PersistError};
 use pyo3::PyResult;
 
 use crate::errors::{config_error, growable_config_error, persist_error};
@@ -68,14 +68,32 @@ pub(crate) trait Backend: Filter + Send + Sync + Sized {
     fn emptied(&self) -> PyResult<Self>;
 }
 
+/// A new growable filter in one table from the Python arguments.
+pub(crate) fn new_expanding(
+    capacity: usize,
+    false_positive_rate: f64,
+    seed: u64,
+    max_items: Option<u64>,
+) -> PyResult<ExpandingFilter> {
+    let builder = ExpandingFilter::builder()
+        .initial_capacity(capacity)
+        .false_positive_rate(false_positive_rate)
+        .seed(seed);
+    let builder = match max_items {
+        Some(max) => builder.max_items(max),
+        None => builder,
+    };
+    builder.build().map_err(crate::errors::expanding_config_error)
+}
+
 /// A reader's error, naming the class to use when the bytes hold another kind of filter.
 fn read_error(error: PersistError) -> pyo3::PyErr {
-    if let PersistError::WrongKind { found: FilterKind::Growable, .. } = error {
-        return crate::errors::CorruptFilterError::new_err(format!(
-            "{error} (read it with bugu.GrowableFilter)"
-        ));
-    }
-    persist_error(error)
+    let class = match error {
+        PersistError::WrongKind { found: FilterKind::Growable, .. } => "GrowableFilter",
+        PersistError::WrongKind { found: FilterKind::Expanding, .. } => "ExpandingFilter",
+        _ => return persist_error(error),
+    };
+    crate::errors::CorruptFilterError::new_err(format!("{error} (read it with bugu.{class})"))
 }
 
 /// The copying and persisting methods of a filter that owns its table and has `to_bytes`,
@@ -210,7 +228,34 @@ impl Backend for Growable {
         }
     }
 
-    owned_filter_methods!(Growable, persist_error);
+    owned_filter_methods!(Growable, read_error);
+}
+
+impl Backend for ExpandingFilter {
+    const NAME: &'static str = "ExpandingFilter";
+
+    fn items(&self) -> usize {
+        self.len()
+    }
+
+    fn summary(&self) -> Summary {
+        let stats = self.stats();
+        Summary {
+            items: stats.len,
+            levels: 1,
+            buckets: stats.buckets,
+            bucket_size: 4,
+            fingerprint_bits: stats.fingerprint_bits,
+            capacity: self.capacity(),
+            load_factor: stats.entries as f64 / (stats.buckets * 4) as f64,
+            bits_per_item: stats.bits_per_item,
+            memory_bytes: stats.memory_bytes,
+            false_positive_rate: stats.target_rate,
+            estimated_false_positive_rate: stats.rate_bound,
+        }
+    }
+
+    owned_filter_methods!(ExpandingFilter, read_error);
 }
 
 /// The fingerprint width of a growable filter's newest level (the widest: levels tighten).

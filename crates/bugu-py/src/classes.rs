@@ -9,7 +9,7 @@ use pyo3::exceptions::{PyKeyError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyMemoryView, PyTuple, PyType};
 
-use crate::backend::{Backend, Growable, Summary, new_growable};
+use crate::backend::{Backend, Growable, Summary, new_expanding, new_growable};
 use crate::errors::{batch_insert_error, config_error, insert_error, shield};
 use crate::keys::{Keys, with_key};
 
@@ -268,6 +268,13 @@ pub(crate) struct GrowableFilterPy {
     filter: Growable,
 }
 
+/// A filter that grows in one table as keys arrive: lookups take the same time at any size, and
+/// removal is exact; its rate stays under the target up to `max_items`.
+#[pyclass(module = "bugu", name = "ExpandingFilter")]
+pub(crate) struct ExpandingFilterPy {
+    filter: bugu::ExpandingFilter,
+}
+
 /// A cuckoo filter of fixed capacity that many threads update and query at once.
 #[pyclass(module = "bugu", name = "ConcurrentFilter")]
 pub(crate) struct ConcurrentFilterPy {
@@ -334,5 +341,19 @@ filter_class!(
     #[pyo3(signature = (capacity, false_positive_rate = 0.001, *, bucket_size = 4, seed = 0, max_capacity = None))]
     fn new(capacity: usize, false_positive_rate: f64, bucket_size: usize, seed: u64, max_capacity: Option<usize>) -> PyResult<Self> {
         shield(|| Ok(Self { filter: new_growable(capacity, false_positive_rate, bucket_size, seed, max_capacity)? }))
+    }
+);
+
+filter_class!(
+    ExpandingFilterPy,
+    bugu::ExpandingFilter,
+    update: (&mut),
+    /// A filter sized for `capacity` keys at first, growing in one table as keys arrive while its
+    /// false-positive rate stays under `false_positive_rate`, up to `max_items` (default 2**32),
+    /// which fixes its entries' widths.
+    #[new]
+    #[pyo3(signature = (capacity, false_positive_rate = 0.001, *, seed = 0, max_items = None))]
+    fn new(capacity: usize, false_positive_rate: f64, seed: u64, max_items: Option<u64>) -> PyResult<Self> {
+        shield(|| Ok(Self { filter: new_expanding(capacity, false_positive_rate, seed, max_items)? }))
     }
 );

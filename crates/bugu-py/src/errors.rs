@@ -3,6 +3,7 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use bugu::expanding::ExpandingConfigError;
 use bugu::{ConfigError, GrowableConfigError, InsertError, PersistError};
 use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyValueError};
 use pyo3::{PyErr, PyResult, create_exception};
@@ -31,6 +32,13 @@ pub(crate) fn config_error(error: ConfigError) -> PyErr {
 pub(crate) fn growable_config_error(error: GrowableConfigError) -> PyErr {
     match error {
         GrowableConfigError::Level(error) => config_error(error),
+        _ => PyValueError::new_err(error.to_string()),
+    }
+}
+
+pub(crate) fn expanding_config_error(error: ExpandingConfigError) -> PyErr {
+    match error {
+        ExpandingConfigError::OutOfMemory { .. } => PyMemoryError::new_err(error.to_string()),
         _ => PyValueError::new_err(error.to_string()),
     }
 }

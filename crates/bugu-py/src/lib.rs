@@ -18,6 +18,7 @@ fn _bugu(module: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = module.py();
     module.add_class::<classes::CuckooFilterPy>()?;
     module.add_class::<classes::GrowableFilterPy>()?;
+    module.add_class::<classes::ExpandingFilterPy>()?;
     module.add_class::<classes::ConcurrentFilterPy>()?;
     module.add_class::<view::FilterView>()?;
     module.add_function(wrap_pyfunction!(view::open, module)?)?;

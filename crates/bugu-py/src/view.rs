@@ -1,12 +1,12 @@
 //! `bugu.open(path)`: a filter file mapped read-only. A fixed-size filter is queried in place
 //! through the library's zero-copy view (only the pages a lookup touches are read); a growable
-//! filter is read into memory, as the `bugu` command does.
+//! filter (a chain of tables, or one table) is read into memory.
 
 use std::fs::File;
 use std::path::PathBuf;
 
 use bugu::persist::FilterKind;
-use bugu::{CuckooView, Filter};
+use bugu::{CuckooView, ExpandingFilter, Filter};
 use memmap2::Mmap;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
@@ -21,22 +21,30 @@ use crate::keys::{Keys, with_key};
 pub(crate) struct FilterView {
     map: Mmap,
     /// A growable filter, read from the map; `None` for a fixed-size one, viewed in the map.
-    growable: Option<Growable>,
+    growable: Option<Loaded>,
+}
+
+/// A growable filter read from a file.
+enum Loaded {
+    Chain(Growable),
+    OneTable(Box<ExpandingFilter>),
 }
 
 /// The filter a view queries: built on the stack for one call, so its size does not matter.
 #[allow(clippy::large_enum_variant)]
 enum Query<'a> {
     Fixed(CuckooView<'a>),
-    Growable(&'a Growable),
+    Chain(&'a Growable),
+    OneTable(&'a ExpandingFilter),
 }
 
-/// Runs the same code on either filter of a [`Query`].
+/// Runs the same code on any filter of a [`Query`].
 macro_rules! on_query {
     ($query:expr, $filter:ident => $body:expr) => {
         match $query {
             Query::Fixed($filter) => $body,
-            Query::Growable($filter) => $body,
+            Query::Chain($filter) => $body,
+            Query::OneTable($filter) => $body,
         }
     };
 }
@@ -44,7 +52,8 @@ macro_rules! on_query {
 impl FilterView {
     fn query(&self) -> PyResult<Query<'_>> {
         match &self.growable {
-            Some(filter) => Ok(Query::Growable(filter)),
+            Some(Loaded::Chain(filter)) => Ok(Query::Chain(filter)),
+            Some(Loaded::OneTable(filter)) => Ok(Query::OneTable(filter)),
             // Checked whole when opened; the map is private and read-only.
             None => CuckooView::from_trusted_bytes(&self.map).map(Query::Fixed).map_err(persist_error),
         }
@@ -65,7 +74,8 @@ impl FilterView {
                 false_positive_rate: view.false_positive_rate(),
                 estimated_false_positive_rate: view.expected_false_positive_rate(),
             },
-            Query::Growable(filter) => filter.summary(),
+            Query::Chain(filter) => filter.summary(),
+            Query::OneTable(filter) => filter.summary(),
         })
     }
 }
@@ -90,7 +100,12 @@ pub(crate) fn open(py: Python<'_>, path: PathBuf) -> PyResult<FilterView> {
                     CuckooView::from_bytes(&map).map_err(persist_error)?;
                     None
                 }
-                FilterKind::Growable => Some(Growable::from_bytes(&map).map_err(persist_error)?),
+                FilterKind::Growable => {
+                    Some(Loaded::Chain(Growable::from_bytes(&map).map_err(persist_error)?))
+                }
+                FilterKind::Expanding => Some(Loaded::OneTable(Box::new(
+                    ExpandingFilter::from_bytes(&map).map_err(persist_error)?,
+                ))),
                 other => {
                     return Err(CorruptFilterError::new_err(format!(
                         "a {other} filter, which bugu.open cannot read"
@@ -174,7 +189,7 @@ impl FilterView {
         Ok(on_query!(&self.query()?, filter => filter.seed()))
     }
 
-    /// Whether the file holds a growable filter.
+    /// Whether the file holds a growable filter (a chain of tables, or one table).
     #[getter]
     fn growable(&self) -> bool {
         self.growable.is_some()

@@ -1,4 +1,4 @@
-"""The set vocabulary, keys, properties, statistics and errors of the three filter classes."""
+"""The set vocabulary, keys, properties, statistics and errors of the four filter classes."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 import bugu
 
-CLASSES = [bugu.CuckooFilter, bugu.GrowableFilter, bugu.ConcurrentFilter]
+CLASSES = [bugu.CuckooFilter, bugu.GrowableFilter, bugu.ConcurrentFilter, bugu.ExpandingFilter]
 
 
 @pytest.fixture(params=CLASSES, ids=lambda c: c.__name__)
@@ -109,7 +109,8 @@ def test_properties_and_stats(cls):
     f = cls(10_000, 0.001)
     assert f.capacity >= 10_000 and f.bucket_size == 4
     assert f.false_positive_rate <= 0.001
-    assert f.fingerprint_bits >= 12
+    # A one-table filter's entries add address bits to a narrower fingerprint.
+    assert f.fingerprint_bits >= (9 if cls is bugu.ExpandingFilter else 12)
     assert f.memory_bytes > 0 and f.seed == 0
     f.update(range(1_000))
     stats = f.stats()
@@ -133,8 +134,14 @@ def test_configuration_errors_are_value_errors(cls):
         cls(0)
     with pytest.raises(ValueError, match="false-positive rate must be strictly between 0 and 1"):
         cls(100, 1.5)
-    with pytest.raises(ValueError, match="bucket size must be 2, 4 or 8"):
-        cls(100, bucket_size=3)
+    if cls is bugu.ExpandingFilter:
+        with pytest.raises(TypeError):
+            cls(100, bucket_size=4)  # its buckets are of 4 by design
+        with pytest.raises(ValueError, match="below the initial capacity"):
+            cls(100, max_items=10)
+    else:
+        with pytest.raises(ValueError, match="bucket size must be 2, 4 or 8"):
+            cls(100, bucket_size=3)
     with pytest.raises(OverflowError):
         cls(-1)
 
@@ -175,6 +182,22 @@ def test_growable_filter_grows_under_its_target():
     assert all(f.contains_many(range(100_000)))
     misses = sum(f.contains_many(range(10**9, 10**9 + 100_000)))
     assert misses < 300  # under 0.001 of 100,000, with room for chance
+
+
+def test_expanding_filter_grows_in_one_table_and_removes_exactly():
+    f = bugu.ExpandingFilter(1_000, 0.001, max_items=10**6)
+    f.update(range(100_000))
+    stats = f.stats()
+    assert stats["levels"] == 1 and f.capacity >= 100_000
+    assert 0 < stats["estimated_false_positive_rate"] <= f.false_positive_rate == 0.001
+    assert all(f.contains_many(range(100_000)))
+    misses = sum(f.contains_many(range(10**9, 10**9 + 100_000)))
+    assert misses < 300  # under 0.001 of 100,000, with room for chance
+    assert f.remove_many(range(0, 100_000, 2)) == [True] * 50_000
+    assert all(f.contains_many(range(1, 100_000, 2)))  # no removal takes another key's entry
+    capped = bugu.ExpandingFilter(100, max_items=1_000)
+    with pytest.raises(bugu.FilterFullError, match="bound"):
+        capped.update(range(100_000))
 
 
 def test_clear_copy_and_pickle(cls):

@@ -34,10 +34,17 @@ def cli_check(cli: Path, file: Path, probes: list[str], tmp_path: Path, *, hex_k
     return [probe in printed for probe in probes]
 
 
-@pytest.mark.parametrize("growable", [False, True], ids=["fixed", "growable"])
-def test_a_file_the_cli_writes_answers_the_same_in_python(cli, tmp_path, growable):
+KINDS = {
+    "fixed": (["-n", "5000"], bugu.CuckooFilter),
+    "growable": (["--growable", "-n", "500"], bugu.GrowableFilter),
+    "one-table": (["--growable", "--one-table", "-n", "500"], bugu.ExpandingFilter),
+}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_file_the_cli_writes_answers_the_same_in_python(cli, tmp_path, kind):
     file = tmp_path / "cli.bugu"
-    options = ["--growable", "-n", "500"] if growable else ["-n", "5000"]
+    options, cls = KINDS[kind]
     subprocess.run([cli, "create", file, *options, "--fpr", "0.01", "--seed", "11"], check=True)
     source = tmp_path / "keys.txt"
     source.write_bytes(lines(TEXT))
@@ -49,7 +56,6 @@ def test_a_file_the_cli_writes_answers_the_same_in_python(cli, tmp_path, growabl
     probes = TEXT + ABSENT
     expected = cli_check(cli, file, probes, tmp_path)
     assert all(expected[: len(TEXT)]) and 0 < sum(expected[len(TEXT) :]) < 0.03 * len(ABSENT)
-    cls = bugu.GrowableFilter if growable else bugu.CuckooFilter
     for f in (cls.load(file), bugu.open(file), cls.from_bytes(file.read_bytes())):
         assert f.contains_many(probes) == expected  # false positives included
         assert [key in f for key in probes[:2_000]] == expected[:2_000]
@@ -59,7 +65,7 @@ def test_a_file_the_cli_writes_answers_the_same_in_python(cli, tmp_path, growabl
     assert bugu.open(file).contains_many(int_probes) == expected_ints
 
 
-@pytest.mark.parametrize("cls", [bugu.CuckooFilter, bugu.GrowableFilter, bugu.ConcurrentFilter])
+@pytest.mark.parametrize("cls", [bugu.CuckooFilter, bugu.GrowableFilter, bugu.ConcurrentFilter, bugu.ExpandingFilter])
 def test_a_file_python_writes_answers_the_same_in_the_cli(cli, tmp_path, cls):
     f = cls(5_000, 0.01, seed=5)
     f.update(TEXT)

@@ -11,7 +11,7 @@ import xxhash
 
 import bugu
 
-CLASSES = [bugu.CuckooFilter, bugu.GrowableFilter, bugu.ConcurrentFilter]
+CLASSES = [bugu.CuckooFilter, bugu.GrowableFilter, bugu.ConcurrentFilter, bugu.ExpandingFilter]
 KEYS = [f"key_{i}" for i in range(2_000)] + list(range(-1_000, 1_000)) + [bytes([i, 0, 255]) for i in range(256)]
 PROBES = KEYS + [f"absent_{i}" for i in range(5_000)]
 
@@ -35,7 +35,7 @@ def test_bytes_and_files_round_trip(cls, tmp_path):
     assert path.read_bytes() == data
     assert cls.load(str(path)).contains_many(PROBES) == expected
     view = bugu.open(path)
-    assert view.growable is (cls is bugu.GrowableFilter)
+    assert view.growable is (cls in (bugu.GrowableFilter, bugu.ExpandingFilter))
     assert len(view) == len(f) and bool(view)
     assert view.contains_many(PROBES) == expected
     assert [key in view for key in PROBES[:500]] == expected[:500]
@@ -80,6 +80,12 @@ def test_kinds_are_checked(tmp_path):
     # A growable filter reads a fixed-size one's file? No: the kinds are distinct.
     with pytest.raises(bugu.CorruptFilterError):
         bugu.GrowableFilter.from_bytes(bugu.CuckooFilter(100).to_bytes())
+    one_table = bugu.ExpandingFilter(100).to_bytes()
+    for cls in (bugu.CuckooFilter, bugu.GrowableFilter):
+        with pytest.raises(bugu.CorruptFilterError, match="ExpandingFilter"):
+            cls.from_bytes(one_table)
+    with pytest.raises(bugu.CorruptFilterError, match="GrowableFilter"):
+        bugu.ExpandingFilter.from_bytes(growable)
 
 
 def test_missing_files_and_directories_raise_os_errors(tmp_path):

@@ -83,6 +83,16 @@ class GrowableFilter(_Filter):
         max_capacity: int | None = None,
     ) -> None: ...
 
+class ExpandingFilter(_Filter):
+    def __init__(
+        self,
+        capacity: int,
+        false_positive_rate: float = 0.001,
+        *,
+        seed: int = 0,
+        max_items: int | None = None,
+    ) -> None: ...
+
 class FilterView:
     def __contains__(self, key: object) -> bool: ...
     def count(self, key: Key) -> int: ...

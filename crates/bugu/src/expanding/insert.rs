@@ -1,7 +1,6 @@
 //! The insert path of an [`ExpandingFilter`]: placing an entry (in the emptier bucket, by a path
 //! of moves, or in the stash), and growing (splitting buckets under the split pointer).
 
-use super::config::MAX_LOAD;
 use super::table::SLOTS;
 use super::{Entry, ExpandingFilter};
 
@@ -166,7 +165,7 @@ impl ExpandingFilter {
 
     /// Whether `entries` entries pass the load the table is held at.
     pub(super) fn over_load(&self, entries: usize) -> bool {
-        entries as f64 > MAX_LOAD * (self.buckets() * SLOTS) as f64
+        entries > self.capacity()
     }
 
     /// Splits buckets until entries are under the load, and more while the stash is long.

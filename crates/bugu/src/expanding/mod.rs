@@ -276,6 +276,42 @@ impl ExpandingFilter {
         self.max_items
     }
 
+    /// Entries the table holds before its next split: the load it is held at times its slots.
+    /// It grows past this as items arrive; [`max_items`](Self::max_items) is the limit.
+    ///
+    /// ```
+    /// use bugu::{ExpandingFilter, FilterMut};
+    /// let mut filter = ExpandingFilter::new(1_000)?;
+    /// assert!(filter.capacity() >= 1_000);
+    /// for i in 0..10_000u32 {
+    ///     filter.insert(&i)?;
+    /// }
+    /// assert!(filter.capacity() >= 10_000);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn capacity(&self) -> usize {
+        (config::MAX_LOAD * (self.buckets() * SLOTS) as f64) as usize
+    }
+
+    /// Removes every item (and the flag of skipped inserts); the table keeps the size it grew to.
+    ///
+    /// ```
+    /// use bugu::{ExpandingFilter, Filter, FilterMut};
+    /// let mut filter = ExpandingFilter::new(100)?;
+    /// for i in 0..1_000u32 {
+    ///     filter.insert(&i)?;
+    /// }
+    /// filter.clear();
+    /// assert!(filter.is_empty() && !filter.contains(&7u32));
+    /// assert_eq!(filter.stats().rate_bound, 0.0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn clear(&mut self) {
+        self.clear_leftover_twins();
+        self.len = 0;
+        self.skipped_inserts = false;
+    }
+
     /// Buckets in use.
     fn buckets(&self) -> usize {
         (1 << (self.base_bits + self.level)) + self.split

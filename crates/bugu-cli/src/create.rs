@@ -97,8 +97,11 @@ impl FilterOptions {
         if self.bits.is_some() {
             return Err(Failure::message("--bits does not apply to --one-table (its widths follow --fpr)"));
         }
-        if self.bucket_size != 4 {
-            return Err(Failure::message("--one-table filters have buckets of 4 slots (--bucket-size 4)"));
+        let slots = ExpandingFilter::BUCKET_SIZE;
+        if self.bucket_size != slots {
+            return Err(Failure::message(format!(
+                "--one-table filters have buckets of {slots} slots (--bucket-size {slots})"
+            )));
         }
         if self.hash != HashFunction::default() {
             return Err(Failure::message(format!(

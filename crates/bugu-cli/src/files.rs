@@ -1,7 +1,7 @@
 //! Filter files: any file the library writes (a fixed-size filter, a growable one as a chain of
-//! tables or in one table), opened whole
-//! for changes and saved atomically, or memory-mapped for queries (a fixed-size filter and one
-//! grown in one table are then read in place through their zero-copy views).
+//! tables or in one table), opened whole for changes and saved atomically, or memory-mapped for
+//! queries (a fixed-size filter and one grown in one table are then read in place through their
+//! zero-copy views).
 //!
 //! A change is a read, a change in memory and a save, so two commands changing one file at once
 //! would each save their own change and lose the other's. Commands that change a file hold an

@@ -91,7 +91,8 @@ fn describe(filter: &Owned, path: &Path, file_bytes: u64) -> Value {
                 "target_false_positive_rate": stats.target_rate,
                 "false_positive_rate": stats.target_rate,
                 "expected_false_positive_rate": stats.rate_bound,
-                "bucket_size": 4,
+                "bucket_size": stats.bucket_size,
+                "load_factor": stats.load_factor,
                 "fingerprint_bits": stats.fingerprint_bits,
                 "tail_bits": stats.tail_bits,
                 "buckets": stats.buckets,
@@ -156,15 +157,17 @@ fn text(report: &Value, filter: &Owned) -> String {
             percent("target_false_positive_rate")
         );
         out += &format!(
-            "entries:             {} fingerprint bits and up to {} tail bits each, 4 per bucket; seed {}, hash {}\n",
+            "entries:             {} fingerprint bits and up to {} tail bits each, {} per bucket; seed {}, hash {}\n",
             report["fingerprint_bits"],
             report["tail_bits"],
+            report["bucket_size"],
             report["seed"],
             report["hash_function"].as_str().unwrap_or("")
         );
         out += &format!(
-            "table:               {} buckets, level {}, split pointer {}; {} entries ({} twins), {} stashed\n",
+            "table:               {} buckets ({:.2}% of slots used), level {}, split pointer {}; {} entries ({} twins), {} stashed\n",
             report["buckets"],
+            report["load_factor"].as_f64().unwrap_or(0.0) * 100.0,
             report["level"],
             report["split_pointer"],
             report["entries"],

@@ -141,6 +141,10 @@ pub struct ExpandingStats {
     pub twins: usize,
     /// Buckets in use.
     pub buckets: usize,
+    /// Slots per bucket ([`ExpandingFilter::BUCKET_SIZE`]).
+    pub bucket_size: usize,
+    /// `entries / (buckets x bucket_size)`: the share of the slots in use (the stash aside).
+    pub load_factor: f64,
     /// The lower level: buckets below the split pointer are one level higher.
     pub level: u32,
     /// The next bucket to split.
@@ -293,6 +297,9 @@ impl ExpandingFilter {
         (config::MAX_LOAD * (self.buckets() * SLOTS) as f64) as usize
     }
 
+    /// Slots per bucket: fixed by the design (four fingerprints fill one 64-bit word).
+    pub const BUCKET_SIZE: usize = SLOTS;
+
     /// Removes every item (and the flag of skipped inserts); the table keeps the size it grew to.
     ///
     /// ```
@@ -346,6 +353,8 @@ impl ExpandingFilter {
             entries: self.entries,
             twins: self.entries.saturating_sub(self.len),
             buckets: self.buckets(),
+            bucket_size: SLOTS,
+            load_factor: (self.entries - self.stash.len()) as f64 / (self.buckets() * SLOTS) as f64,
             level: self.level,
             split_pointer: self.split,
             stash: self.stash.len(),

@@ -36,30 +36,28 @@ typedef enum bugu_status {
   BUGU_INTERNAL = 8,
 } bugu_status;
 
+// A growable cuckoo filter in one table. Opaque.
+typedef struct bugu_expanding bugu_expanding;
+
 // A fixed-size cuckoo filter, safe to share between threads. Opaque.
 typedef struct bugu_filter bugu_filter;
 
 // A growable cuckoo filter. Opaque.
 typedef struct bugu_growable bugu_growable;
 
-// A filter's configuration. Start from `bugu_config_default()` and change what you need.
-typedef struct bugu_config {
-  // Items the filter must hold (at least 1).
-  size_t capacity;
-  // Target false-positive rate in (0, 1), or 0 to size by `fingerprint_bits`.
+// A one-table filter's configuration. Start from `bugu_expanding_config_default()` and change
+// what you need.
+typedef struct bugu_expanding_config {
+  // Items the table is sized for at first (at least 1).
+  size_t initial_capacity;
+  // The false-positive rate the filter stays under at every size, in (0, 1).
   double false_positive_rate;
-  // Fingerprint width, 4 to 32 bits, or 0 for the default (12) or the width the rate needs.
-  // Set at most one of this and `false_positive_rate`.
-  uint32_t fingerprint_bits;
-  // Slots per bucket: 2, 4 or 8.
-  uint32_t bucket_size;
+  // The most items the filter is declared to grow to: with the rate, it fixes the entries'
+  // widths; past it, inserts may fail with `BUGU_FULL` (the rate would pass its target).
+  uint64_t max_items;
   // The hash seed: filters answer alike only with the same seed.
   uint64_t seed;
-  // How many buckets an insert may examine searching for room.
-  uint32_t eviction_limit;
-  // Semi-sorted buckets (bucket size 4 only): one bit less per slot, a little slower.
-  bool semi_sorted;
-} bugu_config;
+} bugu_expanding_config;
 
 // A filter's sizing and occupancy.
 typedef struct bugu_stats {
@@ -84,6 +82,25 @@ typedef struct bugu_stats {
   // Bytes of memory the tables take.
   size_t memory_bytes;
 } bugu_stats;
+
+// A filter's configuration. Start from `bugu_config_default()` and change what you need.
+typedef struct bugu_config {
+  // Items the filter must hold (at least 1).
+  size_t capacity;
+  // Target false-positive rate in (0, 1), or 0 to size by `fingerprint_bits`.
+  double false_positive_rate;
+  // Fingerprint width, 4 to 32 bits, or 0 for the default (12) or the width the rate needs.
+  // Set at most one of this and `false_positive_rate`.
+  uint32_t fingerprint_bits;
+  // Slots per bucket: 2, 4 or 8.
+  uint32_t bucket_size;
+  // The hash seed: filters answer alike only with the same seed.
+  uint64_t seed;
+  // How many buckets an insert may examine searching for room.
+  uint32_t eviction_limit;
+  // Semi-sorted buckets (bucket size 4 only): one bit less per slot, a little slower.
+  bool semi_sorted;
+} bugu_config;
 
 // Called with one bucket: its level (0 for a fixed filter), its index, and its `slots`
 // fingerprints (0 = empty slot). Returning non-zero stops the walk.
@@ -739,6 +756,378 @@ enum bugu_status bugu_growable_remove_i64_batch(struct bugu_growable *filter,
                                                 const int64_t *keys,
                                                 size_t n,
                                                 bool *removed);
+
+// Stores one copy of the key. `BUGU_FULL` or `BUGU_COPY_LIMIT` when there is no room (nothing changed). The key: the `len` bytes at `key` (NULL allowed when `len` is 0).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no other call uses meanwhile; `key` points to `len` readable bytes, or `len` is 0.
+enum bugu_status bugu_expanding_insert(struct bugu_expanding *filter,
+                                       const void *key,
+                                       size_t len);
+
+// Stores one copy of the key. `BUGU_FULL` or `BUGU_COPY_LIMIT` when there is no room (nothing changed). The key: the bytes of the NUL-terminated string `key`.
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no other call uses meanwhile; `key` is a NUL-terminated string.
+enum bugu_status bugu_expanding_insert_str(struct bugu_expanding *filter,
+                                           const char *key);
+
+// Stores one copy of the key. `BUGU_FULL` or `BUGU_COPY_LIMIT` when there is no room (nothing changed). The key: the integer `key` (8 bytes, little-endian).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no other call uses meanwhile.
+enum bugu_status bugu_expanding_insert_u64(struct bugu_expanding *filter,
+                                           uint64_t key);
+
+// Stores one copy of the key. `BUGU_FULL` or `BUGU_COPY_LIMIT` when there is no room (nothing changed). The key: the integer `key` (8 bytes, little-endian, as its `_u64` value when non-negative).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no other call uses meanwhile.
+enum bugu_status bugu_expanding_insert_i64(struct bugu_expanding *filter,
+                                           int64_t key);
+
+// Stores the key unless it may be present; `*added` (may be NULL) tells whether it was stored. The key: the `len` bytes at `key` (NULL allowed when `len` is 0).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no other call uses meanwhile; `key` points to `len` readable bytes, or `len` is 0; `added` is NULL or writable.
+enum bugu_status bugu_expanding_insert_unique(struct bugu_expanding *filter,
+                                              const void *key,
+                                              size_t len,
+                                              bool *added);
+
+// Stores the key unless it may be present; `*added` (may be NULL) tells whether it was stored. The key: the bytes of the NUL-terminated string `key`.
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no other call uses meanwhile; `key` is a NUL-terminated string; `added` is NULL or writable.
+enum bugu_status bugu_expanding_insert_unique_str(struct bugu_expanding *filter,
+                                                  const char *key,
+                                                  bool *added);
+
+// Stores the key unless it may be present; `*added` (may be NULL) tells whether it was stored. The key: the integer `key` (8 bytes, little-endian).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no other call uses meanwhile; `added` is NULL or writable.
+enum bugu_status bugu_expanding_insert_unique_u64(struct bugu_expanding *filter,
+                                                  uint64_t key,
+                                                  bool *added);
+
+// Stores the key unless it may be present; `*added` (may be NULL) tells whether it was stored. The key: the integer `key` (8 bytes, little-endian, as its `_u64` value when non-negative).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no other call uses meanwhile; `added` is NULL or writable.
+enum bugu_status bugu_expanding_insert_unique_i64(struct bugu_expanding *filter,
+                                                  int64_t key,
+                                                  bool *added);
+
+// Whether the key may be present, in `*found` (false is certain; true is wrong at most at the false-positive rate). The key: the `len` bytes at `key` (NULL allowed when `len` is 0).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no call updates meanwhile; `key` points to `len` readable bytes, or `len` is 0; `found` is NULL (refused) or writable.
+enum bugu_status bugu_expanding_contains(const struct bugu_expanding *filter,
+                                         const void *key,
+                                         size_t len,
+                                         bool *found);
+
+// Whether the key may be present, in `*found` (false is certain; true is wrong at most at the false-positive rate). The key: the bytes of the NUL-terminated string `key`.
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no call updates meanwhile; `key` is a NUL-terminated string; `found` is NULL (refused) or writable.
+enum bugu_status bugu_expanding_contains_str(const struct bugu_expanding *filter,
+                                             const char *key,
+                                             bool *found);
+
+// Whether the key may be present, in `*found` (false is certain; true is wrong at most at the false-positive rate). The key: the integer `key` (8 bytes, little-endian).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no call updates meanwhile; `found` is NULL (refused) or writable.
+enum bugu_status bugu_expanding_contains_u64(const struct bugu_expanding *filter,
+                                             uint64_t key,
+                                             bool *found);
+
+// Whether the key may be present, in `*found` (false is certain; true is wrong at most at the false-positive rate). The key: the integer `key` (8 bytes, little-endian, as its `_u64` value when non-negative).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no call updates meanwhile; `found` is NULL (refused) or writable.
+enum bugu_status bugu_expanding_contains_i64(const struct bugu_expanding *filter,
+                                             int64_t key,
+                                             bool *found);
+
+// How many stored fingerprints match the key (an upper bound on its copies), in `*count`. The key: the `len` bytes at `key` (NULL allowed when `len` is 0).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no call updates meanwhile; `key` points to `len` readable bytes, or `len` is 0; `count` is NULL (refused) or writable.
+enum bugu_status bugu_expanding_count(const struct bugu_expanding *filter,
+                                      const void *key,
+                                      size_t len,
+                                      size_t *count);
+
+// How many stored fingerprints match the key (an upper bound on its copies), in `*count`. The key: the bytes of the NUL-terminated string `key`.
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no call updates meanwhile; `key` is a NUL-terminated string; `count` is NULL (refused) or writable.
+enum bugu_status bugu_expanding_count_str(const struct bugu_expanding *filter,
+                                          const char *key,
+                                          size_t *count);
+
+// How many stored fingerprints match the key (an upper bound on its copies), in `*count`. The key: the integer `key` (8 bytes, little-endian).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no call updates meanwhile; `count` is NULL (refused) or writable.
+enum bugu_status bugu_expanding_count_u64(const struct bugu_expanding *filter,
+                                          uint64_t key,
+                                          size_t *count);
+
+// How many stored fingerprints match the key (an upper bound on its copies), in `*count`. The key: the integer `key` (8 bytes, little-endian, as its `_u64` value when non-negative).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no call updates meanwhile; `count` is NULL (refused) or writable.
+enum bugu_status bugu_expanding_count_i64(const struct bugu_expanding *filter,
+                                          int64_t key,
+                                          size_t *count);
+
+// Removes one copy of the key; `*removed` (may be NULL) tells whether one was found. Remove only keys you inserted. The key: the `len` bytes at `key` (NULL allowed when `len` is 0).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no other call uses meanwhile; `key` points to `len` readable bytes, or `len` is 0; `removed` is NULL or writable.
+enum bugu_status bugu_expanding_remove(struct bugu_expanding *filter,
+                                       const void *key,
+                                       size_t len,
+                                       bool *removed);
+
+// Removes one copy of the key; `*removed` (may be NULL) tells whether one was found. Remove only keys you inserted. The key: the bytes of the NUL-terminated string `key`.
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no other call uses meanwhile; `key` is a NUL-terminated string; `removed` is NULL or writable.
+enum bugu_status bugu_expanding_remove_str(struct bugu_expanding *filter,
+                                           const char *key,
+                                           bool *removed);
+
+// Removes one copy of the key; `*removed` (may be NULL) tells whether one was found. Remove only keys you inserted. The key: the integer `key` (8 bytes, little-endian).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no other call uses meanwhile; `removed` is NULL or writable.
+enum bugu_status bugu_expanding_remove_u64(struct bugu_expanding *filter,
+                                           uint64_t key,
+                                           bool *removed);
+
+// Removes one copy of the key; `*removed` (may be NULL) tells whether one was found. Remove only keys you inserted. The key: the integer `key` (8 bytes, little-endian, as its `_u64` value when non-negative).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no other call uses meanwhile; `removed` is NULL or writable.
+enum bugu_status bugu_expanding_remove_i64(struct bugu_expanding *filter,
+                                           int64_t key,
+                                           bool *removed);
+
+// Stores one copy of each of `n` keys, in order, through the filter's batched insert (pipelined in `bugu_filter`). Every key is tried, also after a failure (as `n` one-by-one calls would be); `results` (may be NULL) gets each key's status. Answers `BUGU_OK` if all were stored, else the first failure's status (its message names the key's index). Bad arguments are refused before any key is stored. The keys: `keys[i]` points to `lens[i]` bytes (NULL allowed when `lens[i]` is 0).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no other call uses meanwhile; `keys` and `lens` hold `n` values each (or are NULL with `n` 0), and `keys[i]` points to `lens[i]` readable bytes or `lens[i]` is 0; `results` is NULL or holds `n` writable statuses.
+enum bugu_status bugu_expanding_insert_batch(struct bugu_expanding *filter,
+                                             const void *const *keys,
+                                             const size_t *lens,
+                                             size_t n,
+                                             enum bugu_status *results);
+
+// Stores one copy of each of `n` keys, in order, through the filter's batched insert (pipelined in `bugu_filter`). Every key is tried, also after a failure (as `n` one-by-one calls would be); `results` (may be NULL) gets each key's status. Answers `BUGU_OK` if all were stored, else the first failure's status (its message names the key's index). Bad arguments are refused before any key is stored. The keys: `keys[i]` is a NUL-terminated string (its bytes are the key).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no other call uses meanwhile; `keys` holds `n` NUL-terminated strings (or is NULL with `n` 0); `results` is NULL or holds `n` writable statuses.
+enum bugu_status bugu_expanding_insert_str_batch(struct bugu_expanding *filter,
+                                                 const char *const *keys,
+                                                 size_t n,
+                                                 enum bugu_status *results);
+
+// Stores one copy of each of `n` keys, in order, through the filter's batched insert (pipelined in `bugu_filter`). Every key is tried, also after a failure (as `n` one-by-one calls would be); `results` (may be NULL) gets each key's status. Answers `BUGU_OK` if all were stored, else the first failure's status (its message names the key's index). Bad arguments are refused before any key is stored. The keys: `keys[i]` is an integer (8 bytes, little-endian).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no other call uses meanwhile; `keys` holds `n` values (or is NULL with `n` 0); `results` is NULL or holds `n` writable statuses.
+enum bugu_status bugu_expanding_insert_u64_batch(struct bugu_expanding *filter,
+                                                 const uint64_t *keys,
+                                                 size_t n,
+                                                 enum bugu_status *results);
+
+// Stores one copy of each of `n` keys, in order, through the filter's batched insert (pipelined in `bugu_filter`). Every key is tried, also after a failure (as `n` one-by-one calls would be); `results` (may be NULL) gets each key's status. Answers `BUGU_OK` if all were stored, else the first failure's status (its message names the key's index). Bad arguments are refused before any key is stored. The keys: `keys[i]` is an integer (8 bytes, little-endian, sign-extended).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no other call uses meanwhile; `keys` holds `n` values (or is NULL with `n` 0); `results` is NULL or holds `n` writable statuses.
+enum bugu_status bugu_expanding_insert_i64_batch(struct bugu_expanding *filter,
+                                                 const int64_t *keys,
+                                                 size_t n,
+                                                 enum bugu_status *results);
+
+// Whether each of `n` keys may be present, pipelined: `found[i]` answers key `i`. The keys: `keys[i]` points to `lens[i]` bytes (NULL allowed when `lens[i]` is 0).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no call updates meanwhile; `keys` and `lens` hold `n` values each (or are NULL with `n` 0), and `keys[i]` points to `lens[i]` readable bytes or `lens[i]` is 0; `found` holds `n` writable bools (NULL refused unless `n` is 0).
+enum bugu_status bugu_expanding_contains_batch(const struct bugu_expanding *filter,
+                                               const void *const *keys,
+                                               const size_t *lens,
+                                               size_t n,
+                                               bool *found);
+
+// Whether each of `n` keys may be present, pipelined: `found[i]` answers key `i`. The keys: `keys[i]` is a NUL-terminated string (its bytes are the key).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no call updates meanwhile; `keys` holds `n` NUL-terminated strings (or is NULL with `n` 0); `found` holds `n` writable bools (NULL refused unless `n` is 0).
+enum bugu_status bugu_expanding_contains_str_batch(const struct bugu_expanding *filter,
+                                                   const char *const *keys,
+                                                   size_t n,
+                                                   bool *found);
+
+// Whether each of `n` keys may be present, pipelined: `found[i]` answers key `i`. The keys: `keys[i]` is an integer (8 bytes, little-endian).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no call updates meanwhile; `keys` holds `n` values (or is NULL with `n` 0); `found` holds `n` writable bools (NULL refused unless `n` is 0).
+enum bugu_status bugu_expanding_contains_u64_batch(const struct bugu_expanding *filter,
+                                                   const uint64_t *keys,
+                                                   size_t n,
+                                                   bool *found);
+
+// Whether each of `n` keys may be present, pipelined: `found[i]` answers key `i`. The keys: `keys[i]` is an integer (8 bytes, little-endian, sign-extended).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no call updates meanwhile; `keys` holds `n` values (or is NULL with `n` 0); `found` holds `n` writable bools (NULL refused unless `n` is 0).
+enum bugu_status bugu_expanding_contains_i64_batch(const struct bugu_expanding *filter,
+                                                   const int64_t *keys,
+                                                   size_t n,
+                                                   bool *found);
+
+// How many stored fingerprints match each of `n` keys: `counts[i]` answers key `i`. The keys: `keys[i]` points to `lens[i]` bytes (NULL allowed when `lens[i]` is 0).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no call updates meanwhile; `keys` and `lens` hold `n` values each (or are NULL with `n` 0), and `keys[i]` points to `lens[i]` readable bytes or `lens[i]` is 0; `counts` holds `n` writable values (NULL refused unless `n` is 0).
+enum bugu_status bugu_expanding_count_batch(const struct bugu_expanding *filter,
+                                            const void *const *keys,
+                                            const size_t *lens,
+                                            size_t n,
+                                            size_t *counts);
+
+// How many stored fingerprints match each of `n` keys: `counts[i]` answers key `i`. The keys: `keys[i]` is a NUL-terminated string (its bytes are the key).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no call updates meanwhile; `keys` holds `n` NUL-terminated strings (or is NULL with `n` 0); `counts` holds `n` writable values (NULL refused unless `n` is 0).
+enum bugu_status bugu_expanding_count_str_batch(const struct bugu_expanding *filter,
+                                                const char *const *keys,
+                                                size_t n,
+                                                size_t *counts);
+
+// How many stored fingerprints match each of `n` keys: `counts[i]` answers key `i`. The keys: `keys[i]` is an integer (8 bytes, little-endian).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no call updates meanwhile; `keys` holds `n` values (or is NULL with `n` 0); `counts` holds `n` writable values (NULL refused unless `n` is 0).
+enum bugu_status bugu_expanding_count_u64_batch(const struct bugu_expanding *filter,
+                                                const uint64_t *keys,
+                                                size_t n,
+                                                size_t *counts);
+
+// How many stored fingerprints match each of `n` keys: `counts[i]` answers key `i`. The keys: `keys[i]` is an integer (8 bytes, little-endian, sign-extended).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no call updates meanwhile; `keys` holds `n` values (or is NULL with `n` 0); `counts` holds `n` writable values (NULL refused unless `n` is 0).
+enum bugu_status bugu_expanding_count_i64_batch(const struct bugu_expanding *filter,
+                                                const int64_t *keys,
+                                                size_t n,
+                                                size_t *counts);
+
+// Removes one copy of each of `n` keys, in order; `removed` (may be NULL) gets, for each, whether one was found. Remove only keys you inserted. The keys: `keys[i]` points to `lens[i]` bytes (NULL allowed when `lens[i]` is 0).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no other call uses meanwhile; `keys` and `lens` hold `n` values each (or are NULL with `n` 0), and `keys[i]` points to `lens[i]` readable bytes or `lens[i]` is 0; `removed` is NULL or holds `n` writable bools.
+enum bugu_status bugu_expanding_remove_batch(struct bugu_expanding *filter,
+                                             const void *const *keys,
+                                             const size_t *lens,
+                                             size_t n,
+                                             bool *removed);
+
+// Removes one copy of each of `n` keys, in order; `removed` (may be NULL) gets, for each, whether one was found. Remove only keys you inserted. The keys: `keys[i]` is a NUL-terminated string (its bytes are the key).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no other call uses meanwhile; `keys` holds `n` NUL-terminated strings (or is NULL with `n` 0); `removed` is NULL or holds `n` writable bools.
+enum bugu_status bugu_expanding_remove_str_batch(struct bugu_expanding *filter,
+                                                 const char *const *keys,
+                                                 size_t n,
+                                                 bool *removed);
+
+// Removes one copy of each of `n` keys, in order; `removed` (may be NULL) gets, for each, whether one was found. Remove only keys you inserted. The keys: `keys[i]` is an integer (8 bytes, little-endian).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no other call uses meanwhile; `keys` holds `n` values (or is NULL with `n` 0); `removed` is NULL or holds `n` writable bools.
+enum bugu_status bugu_expanding_remove_u64_batch(struct bugu_expanding *filter,
+                                                 const uint64_t *keys,
+                                                 size_t n,
+                                                 bool *removed);
+
+// Removes one copy of each of `n` keys, in order; `removed` (may be NULL) gets, for each, whether one was found. Remove only keys you inserted. The keys: `keys[i]` is an integer (8 bytes, little-endian, sign-extended).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no other call uses meanwhile; `keys` holds `n` values (or is NULL with `n` 0); `removed` is NULL or holds `n` writable bools.
+enum bugu_status bugu_expanding_remove_i64_batch(struct bugu_expanding *filter,
+                                                 const int64_t *keys,
+                                                 size_t n,
+                                                 bool *removed);
+
+// The default configuration, starting at `initial_capacity` items.
+struct bugu_expanding_config bugu_expanding_config_default(size_t initial_capacity);
+
+// A new one-table filter starting at `initial_capacity` items, keeping its false-positive rate
+// under `fpr` at every size up to the default maximum (2^32 items), in `*out`.
+//
+// # Safety
+// `out` is NULL (refused) or writable.
+enum bugu_status bugu_expanding_new(size_t initial_capacity,
+                                    double fpr,
+                                    struct bugu_expanding **out);
+
+// A new one-table filter with this configuration, in `*out`. A bad setting answers
+// `BUGU_INVALID_ARGUMENT`, and `bugu_last_error_message` names it.
+//
+// # Safety
+// `config` is NULL (refused) or readable; `out` is NULL (refused) or writable.
+enum bugu_status bugu_expanding_new_with(const struct bugu_expanding_config *config,
+                                         struct bugu_expanding **out);
+
+// Frees a one-table filter (NULL is ignored).
+//
+// # Safety
+// `filter` is NULL or a live handle, not used afterwards.
+void bugu_expanding_free(struct bugu_expanding *filter);
+
+// Occupancy and sizing, in `*stats`: `capacity` is where the table next splits,
+// `false_positive_rate` the bound it holds now (under the target at every size).
+//
+// # Safety
+// `filter` is NULL (refused) or live; `stats` is NULL (refused) or writable.
+enum bugu_status bugu_expanding_stats(const struct bugu_expanding *filter,
+                                      struct bugu_stats *stats);
+
+// Saves the filter to the file `path`, atomically.
+//
+// # Safety
+// `filter` is NULL (refused) or live; `path` is NULL (refused) or NUL-terminated.
+enum bugu_status bugu_expanding_save(const struct bugu_expanding *filter, const char *path);
+
+// Loads a one-table filter from the file `path`, in `*out`.
+//
+// # Safety
+// `path` is NULL (refused) or NUL-terminated; `out` is NULL (refused) or writable.
+enum bugu_status bugu_expanding_load(const char *path, struct bugu_expanding **out);
+
+// Writes the filter's bytes to `buffer`, as `bugu_filter_to_buffer` does.
+//
+// # Safety
+// As `bugu_filter_to_buffer`.
+enum bugu_status bugu_expanding_to_buffer(const struct bugu_expanding *filter,
+                                          uint8_t *buffer,
+                                          size_t capacity,
+                                          size_t *written);
+
+// Reads a one-table filter from `len` bytes at `buffer` (validated), in `*out`.
+//
+// # Safety
+// `buffer` holds `len` readable bytes or is NULL with 0; `out` is NULL (refused) or writable.
+enum bugu_status bugu_expanding_from_buffer(const void *buffer,
+                                            size_t len,
+                                            struct bugu_expanding **out);
 
 // The default configuration, for `capacity` items.
 struct bugu_config bugu_config_default(size_t capacity);

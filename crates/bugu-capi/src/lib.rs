@@ -1,5 +1,6 @@
-//! A C library over bugu: `bugu_filter` (fixed size, every function safe from many threads) and
-//! `bugu_growable` (grows without the original keys). The header `include/bugu.h` is generated
+//! A C library over bugu: `bugu_filter` (fixed size, every function safe from many threads),
+//! `bugu_growable` (grows without the original keys, a chain of tables) and `bugu_expanding`
+//! (grows in one table, a preview). The header `include/bugu.h` is generated
 //! from this crate by cbindgen; `include/cuckoo_filter.h` offers the common `cf_*` shape over it.
 //! Details: `docs/c.md` in the repository.
 //!
@@ -10,6 +11,7 @@
 
 mod args;
 mod batch;
+mod expanding;
 mod filter;
 mod growable;
 mod keys;
@@ -17,6 +19,7 @@ mod ops;
 mod stats;
 mod status;
 
+pub use expanding::*;
 pub use filter::*;
 pub use growable::*;
 pub use keys::*;

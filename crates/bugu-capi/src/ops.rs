@@ -1,7 +1,7 @@
-//! The operations both handles share, over a hash computed by the handle's own filter (so its
+//! The operations every handle shares, over a hash computed by the handle's own filter (so its
 //! seed and key encoding apply).
 
-use bugu::{ConcurrentFilter, Filter, FilterMut, GrowableFilter, InsertError};
+use bugu::{ConcurrentFilter, ExpandingFilter, Filter, FilterMut, GrowableFilter, InsertError};
 
 use crate::args;
 use crate::status::Outcome;
@@ -54,6 +54,8 @@ macro_rules! target {
 target!(&ConcurrentFilter);
 target!(&GrowableFilter);
 target!(&mut GrowableFilter);
+target!(&ExpandingFilter);
+target!(&mut ExpandingFilter);
 
 impl Update for &ConcurrentFilter {
     fn add(&mut self, hash: u64) -> Result<(), InsertError> {
@@ -71,6 +73,21 @@ impl Update for &ConcurrentFilter {
 }
 
 impl Update for &mut GrowableFilter {
+    fn add(&mut self, hash: u64) -> Result<(), InsertError> {
+        self.insert_hash(hash)
+    }
+    fn add_unique(&mut self, hash: u64) -> Result<bool, InsertError> {
+        self.insert_unique_hash(hash)
+    }
+    fn delete(&mut self, hash: u64) -> bool {
+        self.remove_hash(hash)
+    }
+    fn add_batch(&mut self, hashes: &[u64]) -> Vec<Result<(), InsertError>> {
+        self.insert_hash_batch(hashes)
+    }
+}
+
+impl Update for &mut ExpandingFilter {
     fn add(&mut self, hash: u64) -> Result<(), InsertError> {
         self.insert_hash(hash)
     }

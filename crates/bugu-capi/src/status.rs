@@ -4,6 +4,7 @@ use std::cell::RefCell;
 use std::ffi::{CString, c_char};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use bugu::expanding::ExpandingConfigError;
 use bugu::{ConfigError, GrowableConfigError, InsertError, PersistError};
 
 /// What a function did: `BUGU_OK`, or why it failed (then `bugu_last_error_message` says more).
@@ -67,6 +68,16 @@ impl From<GrowableConfigError> for Failure {
             GrowableConfigError::Level(error) => error.into(),
             error => invalid(error.to_string()),
         }
+    }
+}
+
+impl From<ExpandingConfigError> for Failure {
+    fn from(error: ExpandingConfigError) -> Self {
+        let status = match error {
+            ExpandingConfigError::OutOfMemory { .. } => bugu_status::BUGU_OUT_OF_MEMORY,
+            _ => bugu_status::BUGU_INVALID_ARGUMENT,
+        };
+        Failure(status, error.to_string())
     }
 }
 

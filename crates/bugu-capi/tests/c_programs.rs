@@ -136,6 +136,30 @@ fn growable_config() {
 }
 
 #[test]
+fn one_table_filters() {
+    both_links("tests/c/expanding.c", "expanding: ok");
+}
+
+#[test]
+fn one_table_files_cross_between_c_and_the_command() {
+    let program = compile("gcc", &["tests/c/expanding.c"], Link::Static, "expanding-files");
+    let dir = std::env::temp_dir().join(format!("bugu-capi-one-table-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let from_c = dir.join("from-c.bugu");
+    let from_c = from_c.to_str().unwrap();
+    assert!(run(&program, &["write", from_c, "alpha", "beta", "καφές"]).status.success());
+    assert_eq!(bugu(&["check", from_c, "alpha", "beta", "καφές"]).status.code(), Some(0));
+    assert_eq!(bugu(&["check", from_c, "gamma-not-there"]).status.code(), Some(1));
+    let from_cli = dir.join("from-cli.bugu");
+    let from_cli = from_cli.to_str().unwrap();
+    bugu(&["create", from_cli, "-n", "100", "--growable", "--one-table"]);
+    assert_eq!(bugu(&["add", from_cli, "one", "two", "ünïcode"]).status.code(), Some(0));
+    assert_eq!(run(&program, &["check", from_cli, "one", "two", "ünïcode"]).status.code(), Some(0));
+    assert_eq!(run(&program, &["check", from_cli, "three-not-there"]).status.code(), Some(1));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn eight_threads() {
     both_links("tests/c/threads.c", "threads: ok");
 }

@@ -1,0 +1,217 @@
+//! `bugu_expanding`: a filter that grows in one table as items arrive (a preview: a lookup reads
+//! two buckets at any size, and removal is exact). The one place that names the Rust type it
+//! wraps ([`Inner`]). Not for concurrent use: calls on one handle must not overlap (queries may
+//! overlap each other).
+
+use std::ffi::{c_char, c_void};
+
+use bugu::ExpandingFilter;
+
+use crate::args;
+use crate::stats::{bugu_stats, write_buffer};
+use crate::status::{Failure, bugu_status, guard, invalid};
+
+/// The filter type behind the handle.
+type Inner = ExpandingFilter;
+
+/// A growable cuckoo filter in one table. Opaque.
+#[allow(non_camel_case_types)]
+pub struct bugu_expanding {
+    inner: Inner,
+}
+
+/// # Safety
+/// `filter` is NULL or a live handle from this library.
+pub(crate) unsafe fn target<'a>(filter: *const bugu_expanding) -> Result<&'a Inner, Failure> {
+    // SAFETY: the caller promises NULL or a live handle.
+    unsafe { filter.as_ref() }.map(|f| &f.inner).ok_or_else(|| invalid("the filter handle is NULL"))
+}
+
+/// # Safety
+/// `filter` is NULL or a live handle that no other call uses at the moment.
+pub(crate) unsafe fn target_mut<'a>(filter: *mut bugu_expanding) -> Result<&'a mut Inner, Failure> {
+    // SAFETY: the caller promises NULL or a live handle used by no one else now.
+    unsafe { filter.as_mut() }.map(|f| &mut f.inner).ok_or_else(|| invalid("the filter handle is NULL"))
+}
+
+fn publish(inner: Inner, out: *mut *mut bugu_expanding) -> Result<(), Failure> {
+    if out.is_null() {
+        return Err(invalid("the out-parameter for the new filter is NULL"));
+    }
+    // SAFETY: non-NULL, and the caller promises it is writable.
+    unsafe { out.write(Box::into_raw(Box::new(bugu_expanding { inner }))) };
+    Ok(())
+}
+
+/// A one-table filter's configuration. Start from `bugu_expanding_config_default()` and change
+/// what you need.
+#[allow(non_camel_case_types)]
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct bugu_expanding_config {
+    /// Items the table is sized for at first (at least 1).
+    pub initial_capacity: usize,
+    /// The false-positive rate the filter stays under at every size, in (0, 1).
+    pub false_positive_rate: f64,
+    /// The most items the filter is declared to grow to: with the rate, it fixes the entries'
+    /// widths; past it, inserts may fail with `BUGU_FULL` (the rate would pass its target).
+    pub max_items: u64,
+    /// The hash seed: filters answer alike only with the same seed.
+    pub seed: u64,
+}
+
+/// The default configuration, starting at `initial_capacity` items.
+#[unsafe(no_mangle)]
+pub extern "C" fn bugu_expanding_config_default(initial_capacity: usize) -> bugu_expanding_config {
+    bugu_expanding_config {
+        initial_capacity,
+        false_positive_rate: bugu::DEFAULT_TARGET_FALSE_POSITIVE_RATE,
+        max_items: bugu::expanding::DEFAULT_MAX_ITEMS,
+        seed: bugu::DEFAULT_SEED,
+    }
+}
+
+/// A new one-table filter starting at `initial_capacity` items, keeping its false-positive rate
+/// under `fpr` at every size up to the default maximum (2^32 items), in `*out`.
+///
+/// # Safety
+/// `out` is NULL (refused) or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bugu_expanding_new(
+    initial_capacity: usize,
+    fpr: f64,
+    out: *mut *mut bugu_expanding,
+) -> bugu_status {
+    let mut config = bugu_expanding_config_default(initial_capacity);
+    config.false_positive_rate = fpr;
+    // SAFETY: a valid config on the stack; `out` as promised by the caller.
+    unsafe { bugu_expanding_new_with(&config, out) }
+}
+
+/// A new one-table filter with this configuration, in `*out`. A bad setting answers
+/// `BUGU_INVALID_ARGUMENT`, and `bugu_last_error_message` names it.
+///
+/// # Safety
+/// `config` is NULL (refused) or readable; `out` is NULL (refused) or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bugu_expanding_new_with(
+    config: *const bugu_expanding_config,
+    out: *mut *mut bugu_expanding,
+) -> bugu_status {
+    guard(|| {
+        // SAFETY: the caller promises NULL or a readable config.
+        let config = unsafe { config.as_ref() }.ok_or_else(|| invalid("the config is NULL"))?;
+        let filter = Inner::builder()
+            .initial_capacity(config.initial_capacity)
+            .false_positive_rate(config.false_positive_rate)
+            .max_items(config.max_items)
+            .seed(config.seed)
+            .build()?;
+        publish(filter, out)
+    })
+}
+
+/// Frees a one-table filter (NULL is ignored).
+///
+/// # Safety
+/// `filter` is NULL or a live handle, not used afterwards.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bugu_expanding_free(filter: *mut bugu_expanding) {
+    if !filter.is_null() {
+        // SAFETY: the caller gives back a handle made by Box::into_raw in `publish`.
+        let _ = std::panic::catch_unwind(|| drop(unsafe { Box::from_raw(filter) }));
+    }
+}
+
+/// Occupancy and sizing, in `*stats`: `capacity` is where the table next splits,
+/// `false_positive_rate` the bound it holds now (under the target at every size).
+///
+/// # Safety
+/// `filter` is NULL (refused) or live; `stats` is NULL (refused) or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bugu_expanding_stats(
+    filter: *const bugu_expanding,
+    stats: *mut bugu_stats,
+) -> bugu_status {
+    guard(|| {
+        // SAFETY: the caller promises NULL or a live handle.
+        let f = unsafe { target(filter) }?;
+        let figures = f.stats();
+        let value = bugu_stats {
+            items: figures.len,
+            capacity: f.capacity(),
+            buckets: figures.buckets,
+            bucket_size: figures.bucket_size,
+            fingerprint_bits: figures.fingerprint_bits,
+            levels: 1,
+            load_factor: figures.load_factor,
+            bits_per_item: figures.bits_per_item,
+            false_positive_rate: figures.rate_bound,
+            memory_bytes: figures.memory_bytes,
+        };
+        // SAFETY: the caller promises NULL or writable.
+        unsafe { args::write(stats, value, "the out-parameter `stats`") }
+    })
+}
+
+/// Saves the filter to the file `path`, atomically.
+///
+/// # Safety
+/// `filter` is NULL (refused) or live; `path` is NULL (refused) or NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bugu_expanding_save(
+    filter: *const bugu_expanding,
+    path: *const c_char,
+) -> bugu_status {
+    guard(|| {
+        // SAFETY: the caller promises NULL or a live handle, and NULL or a NUL-terminated path.
+        let (f, path) = unsafe { (target(filter)?, args::path(path)?) };
+        Ok(f.save(path)?)
+    })
+}
+
+/// Loads a one-table filter from the file `path`, in `*out`.
+///
+/// # Safety
+/// `path` is NULL (refused) or NUL-terminated; `out` is NULL (refused) or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bugu_expanding_load(
+    path: *const c_char,
+    out: *mut *mut bugu_expanding,
+) -> bugu_status {
+    // SAFETY: the caller promises NULL or a NUL-terminated path.
+    guard(|| publish(Inner::load(unsafe { args::path(path) }?)?, out))
+}
+
+/// Writes the filter's bytes to `buffer`, as `bugu_filter_to_buffer` does.
+///
+/// # Safety
+/// As `bugu_filter_to_buffer`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bugu_expanding_to_buffer(
+    filter: *const bugu_expanding,
+    buffer: *mut u8,
+    capacity: usize,
+    written: *mut usize,
+) -> bugu_status {
+    guard(|| {
+        // SAFETY: the caller promises NULL or a live handle.
+        let bytes = unsafe { target(filter) }?.to_bytes();
+        // SAFETY: the caller's promises on `buffer`, `capacity` and `written`.
+        unsafe { write_buffer(&bytes, buffer, capacity, written) }
+    })
+}
+
+/// Reads a one-table filter from `len` bytes at `buffer` (validated), in `*out`.
+///
+/// # Safety
+/// `buffer` holds `len` readable bytes or is NULL with 0; `out` is NULL (refused) or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bugu_expanding_from_buffer(
+    buffer: *const c_void,
+    len: usize,
+    out: *mut *mut bugu_expanding,
+) -> bugu_status {
+    // SAFETY: the caller promises `len` readable bytes or NULL with 0.
+    guard(|| publish(Inner::from_bytes(unsafe { args::bytes(buffer, len) }?)?, out))
+}

@@ -1,6 +1,7 @@
 //! Writes the key operations of every handle into `$OUT_DIR/keys.rs`: every operation (insert,
 //! insert-unique, contains, count, remove) for every key kind (bytes, string, u64, i64), one key
-//! at a time and in batches, for `bugu_filter`, `bugu_growable` and `bugu_expanding`. They are written once, here,
+//! at a time and in batches, for `bugu_filter`, `bugu_growable` and `bugu_expanding`; and each
+//! handle's life cycle (free, save, load, to and from a buffer). They are written once, here,
 //! as a table; `src/keys.rs` includes the generated file, and tests/header.rs hands it to cbindgen
 //! (which reads source as written, so it would not see functions made by a macro).
 
@@ -17,6 +18,12 @@ struct Handle {
     update: (&'static str, &'static str),
     /// Who else may use the handle during a query and during an update, for the safety section.
     sharing: (&'static str, &'static str),
+    /// What the handle is, in doc comments ("filter", "growable filter").
+    noun: &'static str,
+    /// The filter read from a file at `path`, and from `bytes`; the bytes of the filter `f`.
+    load: &'static str,
+    from_bytes: &'static str,
+    to_bytes: &'static str,
 }
 
 const HANDLES: [Handle; 3] = [
@@ -25,18 +32,30 @@ const HANDLES: [Handle; 3] = [
         query: ("*const bugu_filter", "filter_target"),
         update: ("*const bugu_filter", "filter_target"),
         sharing: ("", ""),
+        noun: "filter",
+        load: "ConcurrentFilter::load(path)?",
+        from_bytes: "ConcurrentFilter::from_filter(&CuckooFilter::from_bytes(bytes)?)?",
+        to_bytes: "f.to_filter()?.to_bytes()",
     },
     Handle {
         name: "growable",
         query: ("*const bugu_growable", "growable_target"),
         update: ("*mut bugu_growable", "growable_target_mut"),
         sharing: (" that no call updates meanwhile", " that no other call uses meanwhile"),
+        noun: "growable filter",
+        load: "crate::growable::Inner::load(path)?",
+        from_bytes: "crate::growable::Inner::from_bytes(bytes)?",
+        to_bytes: "f.to_bytes()",
     },
     Handle {
         name: "expanding",
         query: ("*const bugu_expanding", "expanding_target"),
         update: ("*mut bugu_expanding", "expanding_target_mut"),
         sharing: (" that no call updates meanwhile", " that no other call uses meanwhile"),
+        noun: "one-table filter",
+        load: "crate::expanding::Inner::load(path)?",
+        from_bytes: "crate::expanding::Inner::from_bytes(bytes)?",
+        to_bytes: "f.to_bytes()",
     },
 ];
 
@@ -254,10 +273,101 @@ pub unsafe extern \"C\" fn bugu_{handle_name}_{name}{suffix}({params}) -> bugu_s
     .unwrap();
 }
 
+/// A handle's life cycle: `bugu_{handle}_free`, `_save`, `_load`, `_to_buffer`, `_from_buffer`.
+fn life_cycle(out: &mut String, handle: &Handle) {
+    let Handle { name, noun, load, from_bytes, to_bytes, .. } = handle;
+    let (pointer, target) = handle.query;
+    write!(
+        out,
+        "
+/// Frees a {noun} (NULL is ignored). No other call may use it during or after this one.
+///
+/// # Safety
+/// `filter` is NULL or a live handle, not used afterwards.
+#[unsafe(no_mangle)]
+pub unsafe extern \"C\" fn bugu_{name}_free(filter: {mutable_pointer}) {{
+    if !filter.is_null() {{
+        // SAFETY: the caller gives back a handle made by Box::into_raw in `publish`.
+        let _ = std::panic::catch_unwind(|| drop(unsafe {{ Box::from_raw(filter) }}));
+    }}
+}}
+
+/// Saves the {noun} to the file `path`, atomically (replaced whole or not at all).
+///
+/// # Safety
+/// `filter` is NULL (refused) or live; `path` is NULL (refused) or NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern \"C\" fn bugu_{name}_save(filter: {pointer}, path: *const c_char) -> bugu_status {{
+    guard(|| {{
+        // SAFETY: the caller promises NULL or a live handle, and NULL or a NUL-terminated path.
+        let (f, path) = unsafe {{ ({target}(filter)?, args::path(path)?) }};
+        Ok(f.save(path)?)
+    }})
+}}
+
+/// Loads a {noun} saved by any front end from the file `path`, in `*out`.
+///
+/// # Safety
+/// `path` is NULL (refused) or NUL-terminated; `out` is NULL (refused) or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern \"C\" fn bugu_{name}_load(path: *const c_char, out: *mut {mutable_pointer}) -> bugu_status {{
+    guard(|| {{
+        // SAFETY: the caller promises NULL or a NUL-terminated path.
+        let path = unsafe {{ args::path(path) }}?;
+        crate::{name}::publish({load}, out)
+    }})
+}}
+
+/// Writes the {noun}'s bytes (its file format) to `buffer` of `capacity` bytes; `*written` gets
+/// their length, or the length needed when the answer is `BUGU_BUFFER_TOO_SMALL`. Pass a NULL
+/// buffer and 0 to ask for the length.
+///
+/// # Safety
+/// `filter` is NULL (refused) or live; `buffer` holds `capacity` writable bytes or is NULL with 0;
+/// `written` is NULL (refused) or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern \"C\" fn bugu_{name}_to_buffer(
+    filter: {pointer},
+    buffer: *mut u8,
+    capacity: usize,
+    written: *mut usize,
+) -> bugu_status {{
+    guard(|| {{
+        // SAFETY: the caller promises NULL or a live handle.
+        let f = unsafe {{ {target}(filter) }}?;
+        let bytes = {to_bytes};
+        // SAFETY: the caller's promises on `buffer`, `capacity` and `written`.
+        unsafe {{ write_buffer(&bytes, buffer, capacity, written) }}
+    }})
+}}
+
+/// Reads a {noun} from `len` bytes at `buffer` (validated: hostile bytes are refused), in `*out`.
+///
+/// # Safety
+/// `buffer` holds `len` readable bytes or is NULL with 0; `out` is NULL (refused) or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern \"C\" fn bugu_{name}_from_buffer(
+    buffer: *const c_void,
+    len: usize,
+    out: *mut {mutable_pointer},
+) -> bugu_status {{
+    guard(|| {{
+        // SAFETY: the caller promises `len` readable bytes or NULL with 0.
+        let bytes = unsafe {{ args::bytes(buffer, len) }}?;
+        crate::{name}::publish({from_bytes}, out)
+    }})
+}}
+",
+        mutable_pointer = format!("*mut bugu_{name}"),
+    )
+    .unwrap();
+}
+
 fn main() {
     println!("cargo::rerun-if-changed=build.rs");
-    let mut out =
-        String::from("// Generated by crates/bugu-capi/build.rs: the key operations of every handle.\n");
+    let mut out = String::from(
+        "// Generated by crates/bugu-capi/build.rs: the key operations and life cycle of every handle.\n",
+    );
     for handle in &HANDLES {
         for operation in &OPERATIONS {
             for key in &KEYS {
@@ -269,6 +379,7 @@ fn main() {
                 function(&mut out, handle, operation, key);
             }
         }
+        life_cycle(&mut out, handle);
     }
     let dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     std::fs::write(dir.join("keys.rs"), out).expect("write the generated key operations");

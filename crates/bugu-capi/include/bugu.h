@@ -448,6 +448,42 @@ enum bugu_status bugu_filter_remove_i64_batch(const struct bugu_filter *filter,
                                               size_t n,
                                               bool *removed);
 
+// Frees a filter (NULL is ignored). No other call may use it during or after this one.
+//
+// # Safety
+// `filter` is NULL or a live handle, not used afterwards.
+void bugu_filter_free(struct bugu_filter *filter);
+
+// Saves the filter to the file `path`, atomically (replaced whole or not at all).
+//
+// # Safety
+// `filter` is NULL (refused) or live; `path` is NULL (refused) or NUL-terminated.
+enum bugu_status bugu_filter_save(const struct bugu_filter *filter, const char *path);
+
+// Loads a filter saved by any front end from the file `path`, in `*out`.
+//
+// # Safety
+// `path` is NULL (refused) or NUL-terminated; `out` is NULL (refused) or writable.
+enum bugu_status bugu_filter_load(const char *path, struct bugu_filter **out);
+
+// Writes the filter's bytes (its file format) to `buffer` of `capacity` bytes; `*written` gets
+// their length, or the length needed when the answer is `BUGU_BUFFER_TOO_SMALL`. Pass a NULL
+// buffer and 0 to ask for the length.
+//
+// # Safety
+// `filter` is NULL (refused) or live; `buffer` holds `capacity` writable bytes or is NULL with 0;
+// `written` is NULL (refused) or writable.
+enum bugu_status bugu_filter_to_buffer(const struct bugu_filter *filter,
+                                       uint8_t *buffer,
+                                       size_t capacity,
+                                       size_t *written);
+
+// Reads a filter from `len` bytes at `buffer` (validated: hostile bytes are refused), in `*out`.
+//
+// # Safety
+// `buffer` holds `len` readable bytes or is NULL with 0; `out` is NULL (refused) or writable.
+enum bugu_status bugu_filter_from_buffer(const void *buffer, size_t len, struct bugu_filter **out);
+
 // Stores one copy of the key. `BUGU_FULL` or `BUGU_COPY_LIMIT` when there is no room (nothing changed). The key: the `len` bytes at `key` (NULL allowed when `len` is 0).
 //
 // # Safety
@@ -756,6 +792,44 @@ enum bugu_status bugu_growable_remove_i64_batch(struct bugu_growable *filter,
                                                 const int64_t *keys,
                                                 size_t n,
                                                 bool *removed);
+
+// Frees a growable filter (NULL is ignored). No other call may use it during or after this one.
+//
+// # Safety
+// `filter` is NULL or a live handle, not used afterwards.
+void bugu_growable_free(struct bugu_growable *filter);
+
+// Saves the growable filter to the file `path`, atomically (replaced whole or not at all).
+//
+// # Safety
+// `filter` is NULL (refused) or live; `path` is NULL (refused) or NUL-terminated.
+enum bugu_status bugu_growable_save(const struct bugu_growable *filter, const char *path);
+
+// Loads a growable filter saved by any front end from the file `path`, in `*out`.
+//
+// # Safety
+// `path` is NULL (refused) or NUL-terminated; `out` is NULL (refused) or writable.
+enum bugu_status bugu_growable_load(const char *path, struct bugu_growable **out);
+
+// Writes the growable filter's bytes (its file format) to `buffer` of `capacity` bytes; `*written` gets
+// their length, or the length needed when the answer is `BUGU_BUFFER_TOO_SMALL`. Pass a NULL
+// buffer and 0 to ask for the length.
+//
+// # Safety
+// `filter` is NULL (refused) or live; `buffer` holds `capacity` writable bytes or is NULL with 0;
+// `written` is NULL (refused) or writable.
+enum bugu_status bugu_growable_to_buffer(const struct bugu_growable *filter,
+                                         uint8_t *buffer,
+                                         size_t capacity,
+                                         size_t *written);
+
+// Reads a growable filter from `len` bytes at `buffer` (validated: hostile bytes are refused), in `*out`.
+//
+// # Safety
+// `buffer` holds `len` readable bytes or is NULL with 0; `out` is NULL (refused) or writable.
+enum bugu_status bugu_growable_from_buffer(const void *buffer,
+                                           size_t len,
+                                           struct bugu_growable **out);
 
 // Stores one copy of the key. `BUGU_FULL` or `BUGU_COPY_LIMIT` when there is no room (nothing changed). The key: the `len` bytes at `key` (NULL allowed when `len` is 0).
 //
@@ -1066,6 +1140,44 @@ enum bugu_status bugu_expanding_remove_i64_batch(struct bugu_expanding *filter,
                                                  size_t n,
                                                  bool *removed);
 
+// Frees a one-table filter (NULL is ignored). No other call may use it during or after this one.
+//
+// # Safety
+// `filter` is NULL or a live handle, not used afterwards.
+void bugu_expanding_free(struct bugu_expanding *filter);
+
+// Saves the one-table filter to the file `path`, atomically (replaced whole or not at all).
+//
+// # Safety
+// `filter` is NULL (refused) or live; `path` is NULL (refused) or NUL-terminated.
+enum bugu_status bugu_expanding_save(const struct bugu_expanding *filter, const char *path);
+
+// Loads a one-table filter saved by any front end from the file `path`, in `*out`.
+//
+// # Safety
+// `path` is NULL (refused) or NUL-terminated; `out` is NULL (refused) or writable.
+enum bugu_status bugu_expanding_load(const char *path, struct bugu_expanding **out);
+
+// Writes the one-table filter's bytes (its file format) to `buffer` of `capacity` bytes; `*written` gets
+// their length, or the length needed when the answer is `BUGU_BUFFER_TOO_SMALL`. Pass a NULL
+// buffer and 0 to ask for the length.
+//
+// # Safety
+// `filter` is NULL (refused) or live; `buffer` holds `capacity` writable bytes or is NULL with 0;
+// `written` is NULL (refused) or writable.
+enum bugu_status bugu_expanding_to_buffer(const struct bugu_expanding *filter,
+                                          uint8_t *buffer,
+                                          size_t capacity,
+                                          size_t *written);
+
+// Reads a one-table filter from `len` bytes at `buffer` (validated: hostile bytes are refused), in `*out`.
+//
+// # Safety
+// `buffer` holds `len` readable bytes or is NULL with 0; `out` is NULL (refused) or writable.
+enum bugu_status bugu_expanding_from_buffer(const void *buffer,
+                                            size_t len,
+                                            struct bugu_expanding **out);
+
 // The default configuration, starting at `initial_capacity` items.
 struct bugu_expanding_config bugu_expanding_config_default(size_t initial_capacity);
 
@@ -1086,12 +1198,6 @@ enum bugu_status bugu_expanding_new(size_t initial_capacity,
 enum bugu_status bugu_expanding_new_with(const struct bugu_expanding_config *config,
                                          struct bugu_expanding **out);
 
-// Frees a one-table filter (NULL is ignored).
-//
-// # Safety
-// `filter` is NULL or a live handle, not used afterwards.
-void bugu_expanding_free(struct bugu_expanding *filter);
-
 // Occupancy and sizing, in `*stats`: `capacity` is where the table next splits,
 // `false_positive_rate` the bound it holds now (under the target at every size).
 //
@@ -1099,35 +1205,6 @@ void bugu_expanding_free(struct bugu_expanding *filter);
 // `filter` is NULL (refused) or live; `stats` is NULL (refused) or writable.
 enum bugu_status bugu_expanding_stats(const struct bugu_expanding *filter,
                                       struct bugu_stats *stats);
-
-// Saves the filter to the file `path`, atomically.
-//
-// # Safety
-// `filter` is NULL (refused) or live; `path` is NULL (refused) or NUL-terminated.
-enum bugu_status bugu_expanding_save(const struct bugu_expanding *filter, const char *path);
-
-// Loads a one-table filter from the file `path`, in `*out`.
-//
-// # Safety
-// `path` is NULL (refused) or NUL-terminated; `out` is NULL (refused) or writable.
-enum bugu_status bugu_expanding_load(const char *path, struct bugu_expanding **out);
-
-// Writes the filter's bytes to `buffer`, as `bugu_filter_to_buffer` does.
-//
-// # Safety
-// As `bugu_filter_to_buffer`.
-enum bugu_status bugu_expanding_to_buffer(const struct bugu_expanding *filter,
-                                          uint8_t *buffer,
-                                          size_t capacity,
-                                          size_t *written);
-
-// Reads a one-table filter from `len` bytes at `buffer` (validated), in `*out`.
-//
-// # Safety
-// `buffer` holds `len` readable bytes or is NULL with 0; `out` is NULL (refused) or writable.
-enum bugu_status bugu_expanding_from_buffer(const void *buffer,
-                                            size_t len,
-                                            struct bugu_expanding **out);
 
 // The default configuration, for `capacity` items.
 struct bugu_config bugu_config_default(size_t capacity);
@@ -1144,12 +1221,6 @@ enum bugu_status bugu_filter_new(size_t capacity, double fpr, struct bugu_filter
 // `config` is NULL (refused) or readable; `out` is NULL (refused) or writable.
 enum bugu_status bugu_filter_new_with(const struct bugu_config *config, struct bugu_filter **out);
 
-// Frees a filter (NULL is ignored). No other thread may use it during or after the call.
-//
-// # Safety
-// `filter` is NULL or a live handle, not used afterwards.
-void bugu_filter_free(struct bugu_filter *filter);
-
 // Occupancy and sizing, in `*stats`.
 //
 // # Safety
@@ -1164,36 +1235,6 @@ enum bugu_status bugu_filter_stats(const struct bugu_filter *filter, struct bugu
 enum bugu_status bugu_filter_dump_buckets(const struct bugu_filter *filter,
                                           bugu_bucket_callback callback,
                                           void *context);
-
-// Saves the filter to the file `path`, atomically.
-//
-// # Safety
-// `filter` is NULL (refused) or live; `path` is NULL (refused) or NUL-terminated.
-enum bugu_status bugu_filter_save(const struct bugu_filter *filter, const char *path);
-
-// Loads a filter saved by any front end from the file `path`, in `*out`.
-//
-// # Safety
-// `path` is NULL (refused) or NUL-terminated; `out` is NULL (refused) or writable.
-enum bugu_status bugu_filter_load(const char *path, struct bugu_filter **out);
-
-// Writes the filter's bytes (its file format) to `buffer` of `capacity` bytes; `*written` gets
-// their length, or the length needed when the answer is `BUGU_BUFFER_TOO_SMALL`. Pass a NULL
-// buffer and 0 to ask for the length.
-//
-// # Safety
-// `filter` is NULL (refused) or live; `buffer` holds `capacity` writable bytes or is NULL with 0;
-// `written` is NULL (refused) or writable.
-enum bugu_status bugu_filter_to_buffer(const struct bugu_filter *filter,
-                                       uint8_t *buffer,
-                                       size_t capacity,
-                                       size_t *written);
-
-// Reads a filter from `len` bytes at `buffer` (validated: hostile bytes are refused), in `*out`.
-//
-// # Safety
-// `buffer` holds `len` readable bytes or is NULL with 0; `out` is NULL (refused) or writable.
-enum bugu_status bugu_filter_from_buffer(const void *buffer, size_t len, struct bugu_filter **out);
 
 // The default configuration, starting at `initial_capacity` items.
 struct bugu_growable_config bugu_growable_config_default(size_t initial_capacity);
@@ -1213,12 +1254,6 @@ enum bugu_status bugu_growable_new(size_t initial_capacity, double fpr, struct b
 enum bugu_status bugu_growable_new_with(const struct bugu_growable_config *config,
                                         struct bugu_growable **out);
 
-// Frees a growable filter (NULL is ignored).
-//
-// # Safety
-// `filter` is NULL or a live handle, not used afterwards.
-void bugu_growable_free(struct bugu_growable *filter);
-
 // Occupancy and sizing over all levels, in `*stats`.
 //
 // # Safety
@@ -1232,35 +1267,6 @@ enum bugu_status bugu_growable_stats(const struct bugu_growable *filter, struct 
 enum bugu_status bugu_growable_dump_buckets(const struct bugu_growable *filter,
                                             bugu_bucket_callback callback,
                                             void *context);
-
-// Saves the filter to the file `path`, atomically.
-//
-// # Safety
-// `filter` is NULL (refused) or live; `path` is NULL (refused) or NUL-terminated.
-enum bugu_status bugu_growable_save(const struct bugu_growable *filter, const char *path);
-
-// Loads a growable filter from the file `path`, in `*out`.
-//
-// # Safety
-// `path` is NULL (refused) or NUL-terminated; `out` is NULL (refused) or writable.
-enum bugu_status bugu_growable_load(const char *path, struct bugu_growable **out);
-
-// Writes the filter's bytes to `buffer`, as `bugu_filter_to_buffer` does.
-//
-// # Safety
-// As `bugu_filter_to_buffer`.
-enum bugu_status bugu_growable_to_buffer(const struct bugu_growable *filter,
-                                         uint8_t *buffer,
-                                         size_t capacity,
-                                         size_t *written);
-
-// Reads a growable filter from `len` bytes at `buffer` (validated), in `*out`.
-//
-// # Safety
-// `buffer` holds `len` readable bytes or is NULL with 0; `out` is NULL (refused) or writable.
-enum bugu_status bugu_growable_from_buffer(const void *buffer,
-                                           size_t len,
-                                           struct bugu_growable **out);
 
 // The message of the last failed call on this thread ("" if none), valid until the next failing
 // call on this thread. Never NULL.

@@ -3,16 +3,14 @@
 //! wraps ([`Inner`]). Not for concurrent use: calls on one handle must not overlap (queries may
 //! overlap each other).
 
-use std::ffi::{c_char, c_void};
-
 use bugu::ExpandingFilter;
 
 use crate::args;
-use crate::stats::{bugu_stats, write_buffer};
+use crate::stats::bugu_stats;
 use crate::status::{Failure, bugu_status, guard, invalid};
 
 /// The filter type behind the handle.
-type Inner = ExpandingFilter;
+pub(crate) type Inner = ExpandingFilter;
 
 /// A growable cuckoo filter in one table. Opaque.
 #[allow(non_camel_case_types)]
@@ -34,7 +32,7 @@ pub(crate) unsafe fn target_mut<'a>(filter: *mut bugu_expanding) -> Result<&'a m
     unsafe { filter.as_mut() }.map(|f| &mut f.inner).ok_or_else(|| invalid("the filter handle is NULL"))
 }
 
-fn publish(inner: Inner, out: *mut *mut bugu_expanding) -> Result<(), Failure> {
+pub(crate) fn publish(inner: Inner, out: *mut *mut bugu_expanding) -> Result<(), Failure> {
     if out.is_null() {
         return Err(invalid("the out-parameter for the new filter is NULL"));
     }
@@ -111,18 +109,6 @@ pub unsafe extern "C" fn bugu_expanding_new_with(
     })
 }
 
-/// Frees a one-table filter (NULL is ignored).
-///
-/// # Safety
-/// `filter` is NULL or a live handle, not used afterwards.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn bugu_expanding_free(filter: *mut bugu_expanding) {
-    if !filter.is_null() {
-        // SAFETY: the caller gives back a handle made by Box::into_raw in `publish`.
-        let _ = std::panic::catch_unwind(|| drop(unsafe { Box::from_raw(filter) }));
-    }
-}
-
 /// Occupancy and sizing, in `*stats`: `capacity` is where the table next splits,
 /// `false_positive_rate` the bound it holds now (under the target at every size).
 ///
@@ -152,66 +138,4 @@ pub unsafe extern "C" fn bugu_expanding_stats(
         // SAFETY: the caller promises NULL or writable.
         unsafe { args::write(stats, value, "the out-parameter `stats`") }
     })
-}
-
-/// Saves the filter to the file `path`, atomically.
-///
-/// # Safety
-/// `filter` is NULL (refused) or live; `path` is NULL (refused) or NUL-terminated.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn bugu_expanding_save(
-    filter: *const bugu_expanding,
-    path: *const c_char,
-) -> bugu_status {
-    guard(|| {
-        // SAFETY: the caller promises NULL or a live handle, and NULL or a NUL-terminated path.
-        let (f, path) = unsafe { (target(filter)?, args::path(path)?) };
-        Ok(f.save(path)?)
-    })
-}
-
-/// Loads a one-table filter from the file `path`, in `*out`.
-///
-/// # Safety
-/// `path` is NULL (refused) or NUL-terminated; `out` is NULL (refused) or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn bugu_expanding_load(
-    path: *const c_char,
-    out: *mut *mut bugu_expanding,
-) -> bugu_status {
-    // SAFETY: the caller promises NULL or a NUL-terminated path.
-    guard(|| publish(Inner::load(unsafe { args::path(path) }?)?, out))
-}
-
-/// Writes the filter's bytes to `buffer`, as `bugu_filter_to_buffer` does.
-///
-/// # Safety
-/// As `bugu_filter_to_buffer`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn bugu_expanding_to_buffer(
-    filter: *const bugu_expanding,
-    buffer: *mut u8,
-    capacity: usize,
-    written: *mut usize,
-) -> bugu_status {
-    guard(|| {
-        // SAFETY: the caller promises NULL or a live handle.
-        let bytes = unsafe { target(filter) }?.to_bytes();
-        // SAFETY: the caller's promises on `buffer`, `capacity` and `written`.
-        unsafe { write_buffer(&bytes, buffer, capacity, written) }
-    })
-}
-
-/// Reads a one-table filter from `len` bytes at `buffer` (validated), in `*out`.
-///
-/// # Safety
-/// `buffer` holds `len` readable bytes or is NULL with 0; `out` is NULL (refused) or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn bugu_expanding_from_buffer(
-    buffer: *const c_void,
-    len: usize,
-    out: *mut *mut bugu_expanding,
-) -> bugu_status {
-    // SAFETY: the caller promises `len` readable bytes or NULL with 0.
-    guard(|| publish(Inner::from_bytes(unsafe { args::bytes(buffer, len) }?)?, out))
 }

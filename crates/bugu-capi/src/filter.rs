@@ -1,12 +1,12 @@
 //! `bugu_filter`: a fixed-size filter, every operation through [`ConcurrentFilter`], so that any
 //! function may be called from many threads at once on one handle (except `bugu_filter_free`).
 
-use std::ffi::{c_char, c_void};
+use std::ffi::c_void;
 
 use bugu::{ConcurrentFilter, CuckooFilter};
 
 use crate::args;
-use crate::stats::{bugu_bucket_callback, bugu_stats, dump, write_buffer};
+use crate::stats::{bugu_bucket_callback, bugu_stats, dump};
 use crate::status::{Failure, bugu_status, guard, invalid};
 
 /// A fixed-size cuckoo filter, safe to share between threads. Opaque.
@@ -60,7 +60,7 @@ pub(crate) unsafe fn target<'a>(filter: *const bugu_filter) -> Result<&'a Concur
     unsafe { filter.as_ref() }.map(|f| &f.inner).ok_or_else(|| invalid("the filter handle is NULL"))
 }
 
-fn publish(inner: ConcurrentFilter, out: *mut *mut bugu_filter) -> Result<(), Failure> {
+pub(crate) fn publish(inner: ConcurrentFilter, out: *mut *mut bugu_filter) -> Result<(), Failure> {
     let handle = Box::into_raw(Box::new(bugu_filter { inner }));
     if out.is_null() {
         // SAFETY: `handle` was just made by Box::into_raw and was given to no one.
@@ -116,18 +116,6 @@ pub unsafe extern "C" fn bugu_filter_new_with(
     })
 }
 
-/// Frees a filter (NULL is ignored). No other thread may use it during or after the call.
-///
-/// # Safety
-/// `filter` is NULL or a live handle, not used afterwards.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn bugu_filter_free(filter: *mut bugu_filter) {
-    if !filter.is_null() {
-        // SAFETY: the caller gives back a handle made by Box::into_raw in `publish`.
-        let _ = std::panic::catch_unwind(|| drop(unsafe { Box::from_raw(filter) }));
-    }
-}
-
 /// Occupancy and sizing, in `*stats`.
 ///
 /// # Safety
@@ -172,67 +160,5 @@ pub unsafe extern "C" fn bugu_filter_dump_buckets(
         // SAFETY: the caller promises NULL or a live handle.
         let copy = unsafe { target(filter) }?.to_filter()?;
         dump(std::slice::from_ref(&copy), callback, context)
-    })
-}
-
-/// Saves the filter to the file `path`, atomically.
-///
-/// # Safety
-/// `filter` is NULL (refused) or live; `path` is NULL (refused) or NUL-terminated.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn bugu_filter_save(filter: *const bugu_filter, path: *const c_char) -> bugu_status {
-    guard(|| {
-        // SAFETY: the caller promises NULL or a live handle, and NULL or a NUL-terminated path.
-        let (f, path) = unsafe { (target(filter)?, args::path(path)?) };
-        Ok(f.save(path)?)
-    })
-}
-
-/// Loads a filter saved by any front end from the file `path`, in `*out`.
-///
-/// # Safety
-/// `path` is NULL (refused) or NUL-terminated; `out` is NULL (refused) or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn bugu_filter_load(path: *const c_char, out: *mut *mut bugu_filter) -> bugu_status {
-    // SAFETY: the caller promises NULL or a NUL-terminated path.
-    guard(|| publish(ConcurrentFilter::load(unsafe { args::path(path) }?)?, out))
-}
-
-/// Writes the filter's bytes (its file format) to `buffer` of `capacity` bytes; `*written` gets
-/// their length, or the length needed when the answer is `BUGU_BUFFER_TOO_SMALL`. Pass a NULL
-/// buffer and 0 to ask for the length.
-///
-/// # Safety
-/// `filter` is NULL (refused) or live; `buffer` holds `capacity` writable bytes or is NULL with 0;
-/// `written` is NULL (refused) or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn bugu_filter_to_buffer(
-    filter: *const bugu_filter,
-    buffer: *mut u8,
-    capacity: usize,
-    written: *mut usize,
-) -> bugu_status {
-    guard(|| {
-        // SAFETY: the caller promises NULL or a live handle.
-        let bytes = unsafe { target(filter) }?.to_filter()?.to_bytes();
-        // SAFETY: the caller's promises on `buffer`, `capacity` and `written`.
-        unsafe { write_buffer(&bytes, buffer, capacity, written) }
-    })
-}
-
-/// Reads a filter from `len` bytes at `buffer` (validated: hostile bytes are refused), in `*out`.
-///
-/// # Safety
-/// `buffer` holds `len` readable bytes or is NULL with 0; `out` is NULL (refused) or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn bugu_filter_from_buffer(
-    buffer: *const c_void,
-    len: usize,
-    out: *mut *mut bugu_filter,
-) -> bugu_status {
-    guard(|| {
-        // SAFETY: the caller promises `len` readable bytes or NULL with 0.
-        let bytes = unsafe { args::bytes(buffer, len) }?;
-        publish(ConcurrentFilter::from_filter(&CuckooFilter::from_bytes(bytes)?)?, out)
     })
 }

@@ -2,16 +2,16 @@
 //! The one place that names the Rust type it wraps ([`Inner`]). Not for concurrent use: calls on
 //! one handle must not overlap (queries may overlap each other).
 
-use std::ffi::{c_char, c_void};
+use std::ffi::c_void;
 
 use bugu::{GrowableFilter, Tightening};
 
 use crate::args;
-use crate::stats::{bugu_bucket_callback, bugu_stats, dump, write_buffer};
+use crate::stats::{bugu_bucket_callback, bugu_stats, dump};
 use crate::status::{Failure, bugu_status, guard, invalid};
 
 /// The growable filter type behind the handle.
-type Inner = GrowableFilter;
+pub(crate) type Inner = GrowableFilter;
 
 /// A growable cuckoo filter. Opaque.
 #[allow(non_camel_case_types)]
@@ -33,7 +33,7 @@ pub(crate) unsafe fn target_mut<'a>(filter: *mut bugu_growable) -> Result<&'a mu
     unsafe { filter.as_mut() }.map(|f| &mut f.inner).ok_or_else(|| invalid("the filter handle is NULL"))
 }
 
-fn publish(inner: Inner, out: *mut *mut bugu_growable) -> Result<(), Failure> {
+pub(crate) fn publish(inner: Inner, out: *mut *mut bugu_growable) -> Result<(), Failure> {
     if out.is_null() {
         return Err(invalid("the out-parameter for the new filter is NULL"));
     }
@@ -155,18 +155,6 @@ pub unsafe extern "C" fn bugu_growable_new_with(
     })
 }
 
-/// Frees a growable filter (NULL is ignored).
-///
-/// # Safety
-/// `filter` is NULL or a live handle, not used afterwards.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn bugu_growable_free(filter: *mut bugu_growable) {
-    if !filter.is_null() {
-        // SAFETY: the caller gives back a handle made by Box::into_raw in `publish`.
-        let _ = std::panic::catch_unwind(|| drop(unsafe { Box::from_raw(filter) }));
-    }
-}
-
 /// Occupancy and sizing over all levels, in `*stats`.
 ///
 /// # Safety
@@ -210,66 +198,4 @@ pub unsafe extern "C" fn bugu_growable_dump_buckets(
 ) -> bugu_status {
     // SAFETY: the caller promises NULL or a live handle.
     guard(|| dump(unsafe { target(filter) }?.levels(), callback, context))
-}
-
-/// Saves the filter to the file `path`, atomically.
-///
-/// # Safety
-/// `filter` is NULL (refused) or live; `path` is NULL (refused) or NUL-terminated.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn bugu_growable_save(
-    filter: *const bugu_growable,
-    path: *const c_char,
-) -> bugu_status {
-    guard(|| {
-        // SAFETY: the caller promises NULL or a live handle, and NULL or a NUL-terminated path.
-        let (f, path) = unsafe { (target(filter)?, args::path(path)?) };
-        Ok(f.save(path)?)
-    })
-}
-
-/// Loads a growable filter from the file `path`, in `*out`.
-///
-/// # Safety
-/// `path` is NULL (refused) or NUL-terminated; `out` is NULL (refused) or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn bugu_growable_load(
-    path: *const c_char,
-    out: *mut *mut bugu_growable,
-) -> bugu_status {
-    // SAFETY: the caller promises NULL or a NUL-terminated path.
-    guard(|| publish(Inner::load(unsafe { args::path(path) }?)?, out))
-}
-
-/// Writes the filter's bytes to `buffer`, as `bugu_filter_to_buffer` does.
-///
-/// # Safety
-/// As `bugu_filter_to_buffer`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn bugu_growable_to_buffer(
-    filter: *const bugu_growable,
-    buffer: *mut u8,
-    capacity: usize,
-    written: *mut usize,
-) -> bugu_status {
-    guard(|| {
-        // SAFETY: the caller promises NULL or a live handle.
-        let bytes = unsafe { target(filter) }?.to_bytes();
-        // SAFETY: the caller's promises on `buffer`, `capacity` and `written`.
-        unsafe { write_buffer(&bytes, buffer, capacity, written) }
-    })
-}
-
-/// Reads a growable filter from `len` bytes at `buffer` (validated), in `*out`.
-///
-/// # Safety
-/// `buffer` holds `len` readable bytes or is NULL with 0; `out` is NULL (refused) or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn bugu_growable_from_buffer(
-    buffer: *const c_void,
-    len: usize,
-    out: *mut *mut bugu_growable,
-) -> bugu_status {
-    // SAFETY: the caller promises `len` readable bytes or NULL with 0.
-    guard(|| publish(Inner::from_bytes(unsafe { args::bytes(buffer, len) }?)?, out))
 }

@@ -1,7 +1,7 @@
 //! The operations every handle shares, over a hash computed by the handle's own filter (so its
 //! seed and key encoding apply).
 
-use bugu::{ConcurrentFilter, ExpandingFilter, Filter, FilterMut, GrowableFilter, InsertError};
+use bugu::{ConcurrentFilter, Filter, FilterMut, InsertError};
 
 use crate::args;
 use crate::status::Outcome;
@@ -26,9 +26,11 @@ pub(crate) trait Update: Target {
     fn add_batch(&mut self, hashes: &[u64]) -> Vec<Result<(), InsertError>>;
 }
 
+/// Every filter answers queries through `Filter`, borrowed shared (`target!(&)`) or exclusively
+/// (`target!(&mut)`, the borrow updates take).
 macro_rules! target {
-    ($type:ty) => {
-        impl Target for $type {
+    ($($borrow:tt)+) => {
+        impl<F: Filter> Target for $($borrow)+ F {
             fn hash_bytes(&self, bytes: &[u8]) -> u64 {
                 self.hash_of_bytes(bytes)
             }
@@ -51,11 +53,8 @@ macro_rules! target {
     };
 }
 
-target!(&ConcurrentFilter);
-target!(&GrowableFilter);
-target!(&mut GrowableFilter);
-target!(&ExpandingFilter);
-target!(&mut ExpandingFilter);
+target!(&);
+target!(&mut);
 
 impl Update for &ConcurrentFilter {
     fn add(&mut self, hash: u64) -> Result<(), InsertError> {
@@ -72,22 +71,8 @@ impl Update for &ConcurrentFilter {
     }
 }
 
-impl Update for &mut GrowableFilter {
-    fn add(&mut self, hash: u64) -> Result<(), InsertError> {
-        self.insert_hash(hash)
-    }
-    fn add_unique(&mut self, hash: u64) -> Result<bool, InsertError> {
-        self.insert_unique_hash(hash)
-    }
-    fn delete(&mut self, hash: u64) -> bool {
-        self.remove_hash(hash)
-    }
-    fn add_batch(&mut self, hashes: &[u64]) -> Vec<Result<(), InsertError>> {
-        self.insert_hash_batch(hashes)
-    }
-}
-
-impl Update for &mut ExpandingFilter {
+/// The filters changed through an exclusive borrow (every one but `ConcurrentFilter`).
+impl<F: FilterMut> Update for &mut F {
     fn add(&mut self, hash: u64) -> Result<(), InsertError> {
         self.insert_hash(hash)
     }

@@ -520,7 +520,7 @@ impl ExpandingFilter {
     fn decode(&self, bucket: usize, level: u32, stored: u32) -> Entry {
         let (fingerprint, field) = self.widths.unpack(stored);
         let tail = tail_len(field);
-        let address = bucket as u64 | (u64::from(field) & mask(tail)) << (self.base_bits + level);
+        let address = bucket as u64 | low_bits(u64::from(field), tail) << (self.base_bits + level);
         Entry { address, depth: level + tail, fingerprint }
     }
 

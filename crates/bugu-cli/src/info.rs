@@ -112,8 +112,12 @@ fn describe(filter: &Owned, path: &Path, file_bytes: u64) -> Value {
     report
 }
 
+/// A rate of the report, as a percentage.
+fn percent(report: &Value, key: &str) -> String {
+    format!("{:.4}%", report[key].as_f64().unwrap_or(0.0) * 100.0)
+}
+
 fn text(report: &Value, filter: &Owned) -> String {
-    let percent = |key: &str| format!("{:.4}%", report[key].as_f64().unwrap_or(0.0) * 100.0);
     let mut out = format!(
         "file:                {} ({} bytes)\n",
         report["file"].as_str().unwrap_or(""),
@@ -150,56 +154,59 @@ fn text(report: &Value, filter: &Owned) -> String {
         report["memory_bytes"],
         report["bits_per_item"].as_f64().unwrap_or(0.0)
     );
-    if let Owned::Expanding(_) = filter {
-        out += &format!(
-            "false positives:     at most {} now (the bound), at most {} at every size\n",
-            percent("expected_false_positive_rate"),
-            percent("target_false_positive_rate")
-        );
-        out += &format!(
-            "entries:             {} fingerprint bits and up to {} tail bits each, {} per bucket; seed {}, hash {}\n",
-            report["fingerprint_bits"],
-            report["tail_bits"],
-            report["bucket_size"],
-            report["seed"],
-            report["hash_function"].as_str().unwrap_or("")
-        );
-        out += &format!(
-            "table:               {} buckets ({:.2}% of slots used), level {}, split pointer {}; {} entries ({} twins), {} stashed\n",
-            report["buckets"],
-            report["load_factor"].as_f64().unwrap_or(0.0) * 100.0,
-            report["level"],
-            report["split_pointer"],
-            report["entries"],
-            report["twins"],
-            report["stash"]
-        );
-        return out;
-    }
-    out += &format!(
-        "false positives:     {} expected now, at most {} when full\n",
-        percent("expected_false_positive_rate"),
-        percent("false_positive_rate")
-    );
-    out += &format!(
-        "bucket size:         {}, eviction limit {}, seed {}, hash {}\n",
-        report["bucket_size"],
-        report["eviction_limit"],
-        report["seed"],
-        report["hash_function"].as_str().unwrap_or("")
-    );
     match filter {
-        Owned::Fixed(filter) => out += &filter.stats().to_string(),
-        Owned::Expanding(_) => {}
+        Owned::Fixed(filter) => out += &(tables_lines(report) + &filter.stats().to_string()),
         Owned::Growable(growable) => {
-            out += &format!("target rate:         {} at every size\n", percent("target_false_positive_rate"));
+            out += &tables_lines(report);
+            out += &format!(
+                "target rate:         {} at every size\n",
+                percent(report, "target_false_positive_rate")
+            );
             out += &format!("growth:              x{} per level\n", growable.growth_factor());
             for (index, stats) in growable.stats().iter().enumerate() {
                 out += &level_line(index, stats);
             }
         }
+        Owned::Expanding(_) => out += &one_table_lines(report),
     }
     out
+}
+
+/// The rate and bucket lines of a filter made of cuckoo tables (fixed, or a chain of them).
+fn tables_lines(report: &Value) -> String {
+    format!(
+        "false positives:     {} expected now, at most {} when full\n\
+         bucket size:         {}, eviction limit {}, seed {}, hash {}\n",
+        percent(report, "expected_false_positive_rate"),
+        percent(report, "false_positive_rate"),
+        report["bucket_size"],
+        report["eviction_limit"],
+        report["seed"],
+        report["hash_function"].as_str().unwrap_or("")
+    )
+}
+
+/// The rate, entry and table lines of a filter grown in one table.
+fn one_table_lines(report: &Value) -> String {
+    format!(
+        "false positives:     at most {} now (the bound), at most {} at every size\n\
+         entries:             {} fingerprint bits and up to {} tail bits each, {} per bucket; seed {}, hash {}\n\
+         table:               {} buckets ({:.2}% of slots used), level {}, split pointer {}; {} entries ({} twins), {} stashed\n",
+        percent(report, "expected_false_positive_rate"),
+        percent(report, "target_false_positive_rate"),
+        report["fingerprint_bits"],
+        report["tail_bits"],
+        report["bucket_size"],
+        report["seed"],
+        report["hash_function"].as_str().unwrap_or(""),
+        report["buckets"],
+        report["load_factor"].as_f64().unwrap_or(0.0) * 100.0,
+        report["level"],
+        report["split_pointer"],
+        report["entries"],
+        report["twins"],
+        report["stash"]
+    )
 }
 
 fn level_line(index: usize, stats: &Stats) -> String {

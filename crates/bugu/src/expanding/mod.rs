@@ -275,6 +275,27 @@ impl ExpandingFilter {
         self.segments.memory_bytes(self.buckets()) + self.stash.capacity() * std::mem::size_of::<Entry>()
     }
 
+    /// The sizes in bytes of the heap blocks the filter holds: each segment of its table and
+    /// the lists beside it. A segment is allocated whole when the table first reaches it and
+    /// grows into it split by split, so these add up to more than [`memory_bytes`](Self::memory_bytes),
+    /// which counts the pages in use: the figure for an allocator that accounts per block, as
+    /// Redis's `MEMORY USAGE` and `maxmemory` do.
+    ///
+    /// ```
+    /// use bugu::{ExpandingFilter, FilterMut};
+    /// let mut filter = ExpandingFilter::new(1_000)?;
+    /// for i in 0..5_000u32 {
+    ///     filter.insert(&i)?;
+    /// }
+    /// let allocated: usize = filter.heap_blocks().sum();
+    /// assert!(allocated >= filter.memory_bytes());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn heap_blocks(&self) -> impl Iterator<Item = usize> + '_ {
+        let stash = self.stash.capacity() * std::mem::size_of::<Entry>();
+        self.segments.heap_blocks().chain((stash > 0).then_some(stash))
+    }
+
     /// The declared maximum the widths were chosen for.
     pub fn max_items(&self) -> u64 {
         self.max_items

@@ -280,6 +280,13 @@ impl Segments {
             .sum()
     }
 
+    /// The sizes of the heap blocks the segments take: each segment's buffer, allocated whole
+    /// when the table first reaches it, and the list of buffers (none for a borrowed table).
+    pub(super) fn heap_blocks(&self) -> impl Iterator<Item = usize> + '_ {
+        let list = self.segments.capacity() * std::mem::size_of::<Vec<u8>>();
+        self.segments.iter().map(Vec::capacity).chain((list > 0).then_some(list))
+    }
+
     /// A pointer to the [`WINDOW`] bytes from the start of `bucket`, which must be in a
     /// segment the table has (it panics if not).
     #[inline]

@@ -358,3 +358,23 @@ fn the_table_memory_paths_in_small() {
     drop(filter);
     assert_eq!(copy.to_bytes(), bytes, "the copy owns its table");
 }
+
+#[test]
+fn heap_blocks_cover_the_pages_in_use_and_each_new_segment() {
+    let mut filter = ExpandingFilter::new(1_000).unwrap();
+    let mut segments_seen = filter.heap_blocks().count();
+    let mut added = 0;
+    for key in 0..200_000u64 {
+        filter.insert(&key).unwrap();
+        if key % 1_000 == 0 {
+            let blocks: Vec<usize> = filter.heap_blocks().collect();
+            let allocated: usize = blocks.iter().sum();
+            assert!(allocated >= filter.memory_bytes(), "{allocated} < {}", filter.memory_bytes());
+            // The newest segment is as large as all before it: at most about twice what is used.
+            assert!(allocated <= 2 * filter.memory_bytes() + 64 * 1024, "{allocated} at {key}");
+            added += usize::from(blocks.len() > segments_seen);
+            segments_seen = blocks.len();
+        }
+    }
+    assert!(added >= 5, "growth from 10^3 to 2 x 10^5 added {added} segments");
+}

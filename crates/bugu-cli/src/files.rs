@@ -185,7 +185,7 @@ pub(crate) struct Mapped {
 }
 
 /// A filter to query: a view into a mapped file, or a filter read into memory (a chain of
-/// tables, or a one-table filter whose entries are too narrow to view in place).
+/// tables).
 pub(crate) enum Query<'a> {
     View(Box<CuckooView<'a>>),
     ExpandingView(Box<ExpandingView<'a>>),
@@ -213,12 +213,9 @@ impl Mapped {
             FilterKind::Cuckoo => {
                 Ok(Query::View(Box::new(CuckooView::from_bytes(&self.map).map_err(failure)?)))
             }
-            FilterKind::Expanding => match ExpandingView::from_bytes(&self.map) {
-                Ok(view) => Ok(Query::ExpandingView(Box::new(view))),
-                // Entries too narrow to read in place load instead; a corrupt file fails to load
-                // too, with the reader's own error.
-                Err(_) => Ok(Query::Loaded(Box::new(Owned::from_bytes(&self.map).map_err(failure)?))),
-            },
+            FilterKind::Expanding => {
+                Ok(Query::ExpandingView(Box::new(ExpandingView::from_bytes(&self.map).map_err(failure)?)))
+            }
             _ => Ok(Query::Loaded(Box::new(Owned::from_bytes(&self.map).map_err(failure)?))),
         }
     }

@@ -179,7 +179,7 @@ fn one_table_filters_grow_keep_everything_and_refuse_what_they_cannot_do() {
         .stderr(predicates::str::contains("declared for"));
     assert_eq!(std::fs::read(g).unwrap(), before);
 
-    // Entries too narrow to be read in place (10 bits here) are queried from a loaded copy.
+    // Narrow entries (10 bits here) are read in place too.
     let narrow = ws.path("narrow.bugu");
     let narrow = narrow.to_str().unwrap();
     let some = ws.list("some.txt", "k", 0..500);

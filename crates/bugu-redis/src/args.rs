@@ -43,6 +43,7 @@ pub(crate) fn reserve(args: &[&[u8]]) -> Result<Settings, ArgError> {
     let (capacity, mut options) = args.split_first().ok_or(ArgError::WrongArity)?;
     let mut settings =
         Settings::default().with_capacity(integer(capacity).ok_or(SettingsError::Capacity)?)?;
+    let mut given = Vec::new();
     while let Some((name, rest)) = options.split_first() {
         let name = name.to_ascii_uppercase();
         // Each option parses its value and checks its range; a value that is not a number is
@@ -52,16 +53,20 @@ pub(crate) fn reserve(args: &[&[u8]]) -> Result<Settings, ArgError> {
             b"MAXITERATIONS" => |s, v| s.with_max_iterations(integer(v).ok_or(SettingsError::MaxIterations)?),
             b"EXPANSION" => |s, v| s.with_expansion(integer(v).ok_or(SettingsError::Expansion)?),
             b"ERRORRATE" => |s, v| s.with_error_rate(number(v).ok_or(SettingsError::ErrorRate)?),
+            b"GROWTH" => Settings::with_growth,
             _ => return Err(CfError::UnknownArgument.into()),
         };
         let (value, rest) = rest.split_first().ok_or(ArgError::WrongArity)?;
         settings = set(settings, value)?;
+        given.push(name);
         options = rest;
     }
-    Ok(settings)
+    // Checked once all are known: whether an option applies depends on `GROWTH`, in any order.
+    Ok(settings.checked(|option| given.iter().any(|name| name == option))?)
 }
 
-/// `CF.INSERT` / `CF.INSERTNX` arguments after the key: `[CAPACITY c] [NOCREATE] ITEMS item...`.
+/// `CF.INSERT` / `CF.INSERTNX` arguments after the key: `[CAPACITY c] [GROWTH g] [NOCREATE] ITEMS
+/// item...`.
 pub(crate) fn insert<'a>(args: &'a [&'a [u8]]) -> Result<InsertArgs<'a>, ArgError> {
     let mut parsed = InsertArgs { settings: Settings::default(), no_create: false, items: &[] };
     let mut rest = args;
@@ -71,6 +76,11 @@ pub(crate) fn insert<'a>(args: &'a [&'a [u8]]) -> Result<InsertArgs<'a>, ArgErro
                 let (value, after) = after.split_first().ok_or(ArgError::WrongArity)?;
                 parsed.settings =
                     parsed.settings.with_capacity(integer(value).ok_or(SettingsError::Capacity)?)?;
+                rest = after;
+            }
+            b"GROWTH" => {
+                let (value, after) = after.split_first().ok_or(ArgError::WrongArity)?;
+                parsed.settings = parsed.settings.with_growth(value)?.checked(|_| false)?;
                 rest = after;
             }
             b"NOCREATE" => {

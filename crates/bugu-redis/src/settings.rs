@@ -9,9 +9,14 @@
 //!   of `n` kicks examines `n` buckets along a single path);
 //! - `EXPANSION` 0..=32768, rounded up to a power of two → 0: one level, never grows; otherwise
 //!   each new level is `EXPANSION` times larger, clamped to bugu's growth factors 2..=16;
-//! - `ERRORRATE` (bugu's own option) → the false-positive bound the filter keeps at every size.
+//! - `ERRORRATE` (bugu's own option) → the false-positive bound the filter keeps at every size;
+//! - `GROWTH` (bugu's own option) `CHAIN` (the default) or `ONETABLE` → a chain of levels, or one
+//!   table that splits as it grows. One table has four slots per bucket, doubles, and has no
+//!   `MAXITERATIONS`: it takes `BUCKETSIZE` 3–4, `EXPANSION` 1–2 and refuses the rest.
 
-use bugu::{GrowableConfigError, GrowableFilter};
+use bugu::{ExpandingFilter, GrowableConfigError, GrowableFilter};
+
+use crate::value::{Growth, KeyFilter};
 
 /// Capacity of a filter that `CF.ADD` or `CF.INSERT` creates.
 pub(crate) const DEFAULT_CAPACITY: u64 = 1024;
@@ -41,6 +46,7 @@ pub(crate) struct Settings {
     /// Rounded up to a power of two; 0 = never expand.
     pub(crate) expansion: u64,
     pub(crate) error_rate: f64,
+    pub(crate) growth: Growth,
 }
 
 /// A setting out of its range; the message is the reply's text.
@@ -51,6 +57,8 @@ pub(crate) enum SettingsError {
     MaxIterations,
     Expansion,
     ErrorRate,
+    Growth,
+    NotForOneTable,
 }
 
 impl SettingsError {
@@ -61,6 +69,10 @@ impl SettingsError {
             Self::MaxIterations => "Bad max iterations",
             Self::Expansion => "Bad expansion",
             Self::ErrorRate => "Bad error rate",
+            Self::Growth => "Bad growth (CHAIN or ONETABLE)",
+            Self::NotForOneTable => {
+                "ERR GROWTH ONETABLE takes BUCKETSIZE 3-4, EXPANSION 1-2 and no MAXITERATIONS"
+            }
         }
     }
 }
@@ -73,6 +85,7 @@ impl Default for Settings {
             max_iterations: DEFAULT_MAX_ITERATIONS,
             expansion: DEFAULT_EXPANSION,
             error_rate: DEFAULT_ERROR_RATE,
+            growth: Growth::Chain,
         }
     }
 }
@@ -123,6 +136,30 @@ impl Settings {
         }
     }
 
+    /// Checks a requested `GROWTH`.
+    pub(crate) fn with_growth(self, requested: &[u8]) -> Result<Self, SettingsError> {
+        let growth = match requested.to_ascii_uppercase().as_slice() {
+            b"CHAIN" => Growth::Chain,
+            b"ONETABLE" => Growth::OneTable,
+            _ => return Err(SettingsError::Growth),
+        };
+        Ok(Self { growth, ..self })
+    }
+
+    /// Settings whose options were all parsed, `given` telling which were named: a one-table
+    /// filter takes four slots per bucket (its only size) and refuses options that do not
+    /// apply to it rather than ignoring them.
+    pub(crate) fn checked(self, given: impl Fn(&[u8]) -> bool) -> Result<Self, SettingsError> {
+        if self.growth == Growth::Chain {
+            return Ok(self);
+        }
+        let bucket_size = ExpandingFilter::BUCKET_SIZE as u64;
+        let applies = (!given(b"BUCKETSIZE") || self.bucket_size == bucket_size)
+            && !given(b"MAXITERATIONS")
+            && (1..=2).contains(&self.expansion);
+        if applies { Ok(Self { bucket_size, ..self }) } else { Err(SettingsError::NotForOneTable) }
+    }
+
     /// The growth factor of the levels after the first (meaningless when `expansion` is 0).
     pub(crate) fn growth_factor(&self) -> usize {
         self.expansion.clamp(2, 16) as usize
@@ -139,7 +176,26 @@ impl Settings {
     }
 
     /// An empty filter with these settings.
-    pub(crate) fn build(&self) -> Result<GrowableFilter, SettingsError> {
+    pub(crate) fn build(&self) -> Result<KeyFilter, SettingsError> {
+        match self.growth {
+            Growth::Chain => self.build_chain().map(KeyFilter::Chain),
+            Growth::OneTable => self.build_one_table().map(|filter| KeyFilter::OneTable(Box::new(filter))),
+        }
+    }
+
+    fn build_one_table(&self) -> Result<ExpandingFilter, SettingsError> {
+        ExpandingFilter::builder()
+            .initial_capacity(self.capacity as usize)
+            .false_positive_rate(self.error_rate)
+            .build()
+            .map_err(|error| match error {
+                // The capacity was checked: what remains is a rate too low for the widest entries.
+                bugu::expanding::ExpandingConfigError::OutOfMemory { .. } => SettingsError::Capacity,
+                _ => SettingsError::ErrorRate,
+            })
+    }
+
+    fn build_chain(&self) -> Result<GrowableFilter, SettingsError> {
         GrowableFilter::builder()
             .initial_capacity(self.capacity as usize)
             .bucket_size(self.bucket_size as usize)
@@ -161,24 +217,43 @@ impl Settings {
     }
 
     /// The settings a filter was built with, given the options only the module keeps
-    /// (`MAXITERATIONS`, `EXPANSION`); `None` if the filter cannot have come from them.
-    pub(crate) fn of_filter(filter: &GrowableFilter, max_iterations: u64, expansion: u64) -> Option<Self> {
+    /// (`MAXITERATIONS`, `EXPANSION`); `None` if the filter cannot have come from them. A
+    /// one-table filter keeps no initial capacity: its settings carry the capacity it has now.
+    pub(crate) fn of_filter(filter: &KeyFilter, max_iterations: u64, expansion: u64) -> Option<Self> {
+        let options = Self::default()
+            .with_max_iterations(i64::try_from(max_iterations).ok()?)
+            .ok()?
+            .with_expansion(i64::try_from(expansion).ok()?)
+            .ok()?;
+        if options.expansion != expansion {
+            return None;
+        }
+        match filter {
+            KeyFilter::Chain(filter) => options.of_chain(filter),
+            KeyFilter::OneTable(filter) => {
+                let settings = Self { growth: Growth::OneTable, ..options }
+                    .with_capacity(filter.capacity().min(MAX_CAPACITY as usize) as i64)
+                    .ok()?
+                    .with_error_rate(filter.stats().target_rate)
+                    .ok()?;
+                // As the saved form records them: the default count of iterations, not asked for.
+                (max_iterations == DEFAULT_MAX_ITERATIONS).then_some(settings.checked(|_| false).ok()?)
+            }
+        }
+    }
+
+    fn of_chain(self, filter: &GrowableFilter) -> Option<Self> {
         let first = filter.levels().first()?;
-        let settings = Self::default()
+        let settings = self
             .with_capacity(i64::try_from(first.capacity()).ok()?)
             .ok()?
             .with_bucket_size(filter.bucket_size() as i64)
             .ok()?
-            .with_max_iterations(i64::try_from(max_iterations).ok()?)
-            .ok()?
-            .with_expansion(i64::try_from(expansion).ok()?)
-            .ok()?
             .with_error_rate(filter.target_false_positive_rate())
             .ok()?;
-        let consistent = settings.expansion == expansion
-            && settings.eviction_limit() == filter.eviction_limit()
+        let consistent = settings.eviction_limit() == filter.eviction_limit()
             && filter.max_levels() == Some(settings.max_levels())
-            && (expansion == 0 || filter.growth_factor() == settings.growth_factor())
+            && (settings.expansion == 0 || filter.growth_factor() == settings.growth_factor())
             && filter.level_count() <= settings.max_levels();
         consistent.then_some(settings)
     }

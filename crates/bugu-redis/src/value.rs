@@ -1,20 +1,24 @@
-//! The value stored under a key: a bugu [`GrowableFilter`] with what RedisBloom's commands report
-//! about it, or a filter being restored chunk by chunk through `CF.LOADCHUNK`.
+//! The value stored under a key: a bugu growable filter ([`KeyFilter`]: a chain, or one table)
+//! with what RedisBloom's commands report about it, or a filter being restored chunk by chunk
+//! through `CF.LOADCHUNK`.
 //!
 //! Nothing here touches Redis, so every path is tested here without a server:
+//! - `key_filter`: the two kinds of filter, behind the operations the commands use;
 //! - `saved`: the saved form (RDB, `DUMP`, digests) and the header it shares with a dump;
 //! - `dump`: `CF.SCANDUMP`'s chunks, `CF.LOADCHUNK`'s restore and the AOF rewrite's chunks.
 
-use bugu::{Filter, FilterMut, GrowableFilter, InsertError};
+use bugu::InsertError;
 
 use crate::alloc::block_size;
 use crate::error::CfError;
 use crate::settings::Settings;
 
 mod dump;
+mod key_filter;
 mod saved;
 
 pub(crate) use dump::DumpStep;
+pub(crate) use key_filter::{Growth, KeyFilter};
 pub(crate) use saved::Encoding;
 use saved::Header;
 
@@ -26,7 +30,7 @@ pub(crate) enum CfValue {
 
 /// A filter that answers commands.
 pub(crate) struct Ready {
-    filter: GrowableFilter,
+    filter: KeyFilter,
     settings: Settings,
     deleted: u64,
     /// Counts the writes to the filter, from a random start: a `CF.SCANDUMP` names the count it
@@ -98,7 +102,7 @@ impl CfValue {
 impl Restoring {
     /// The filter, from all of its bytes; `None` if they are not a valid filter for the header.
     fn finish(header: &Header, body: &[u8]) -> Option<Ready> {
-        let filter = GrowableFilter::from_bytes(body).ok()?;
+        let filter = KeyFilter::from_bytes(body).ok()?;
         let Header { max_iterations, expansion, deleted, .. } = *header;
         let settings = Settings::of_filter(&filter, max_iterations, expansion)?;
         Some(Ready::new(filter, settings, deleted))
@@ -124,20 +128,18 @@ impl Ready {
     /// A filter as it starts in this process: its write count starts anywhere, so that a dump
     /// begun on another value that held this key (before a `DEL`, a `RESTORE`, a restart) is not
     /// taken for a dump of this one.
-    fn new(filter: GrowableFilter, settings: Settings, deleted: u64) -> Self {
+    fn new(filter: KeyFilter, settings: Settings, deleted: u64) -> Self {
         Self { filter, settings, deleted, writes: dump::random_start() }
     }
 
     /// Adds one copy of an item.
     pub(crate) fn add(&mut self, item: &[u8]) -> Result<(), CfError> {
-        let hash = self.filter.hash_of_bytes(item);
-        self.filter.insert_hash(hash).map_err(|error| self.insert_error(error))
+        self.filter.add(item).map_err(|error| self.insert_error(error))
     }
 
     /// Adds an item unless it may be present already; `true` if it was added.
     pub(crate) fn add_unique(&mut self, item: &[u8]) -> Result<bool, CfError> {
-        let hash = self.filter.hash_of_bytes(item);
-        self.filter.insert_unique_hash(hash).map_err(|error| self.insert_error(error))
+        self.filter.add_unique(item).map_err(|error| self.insert_error(error))
     }
 
     fn insert_error(&self, error: InsertError) -> CfError {
@@ -151,49 +153,44 @@ impl Ready {
 
     /// Whether an item may be present.
     pub(crate) fn contains(&self, item: &[u8]) -> bool {
-        self.filter.contains_bytes(item)
+        self.filter.contains(item)
     }
 
     /// How many copies of an item may be present (an upper bound).
     pub(crate) fn count(&self, item: &[u8]) -> usize {
-        self.filter.count_bytes(item)
+        self.filter.count(item)
     }
 
-    /// Removes one copy of an item; `false` if none was removed (absent, or present in several
-    /// levels, where removing could take another item's copy).
+    /// Removes one copy of an item; `false` if none was removed (absent, or, in a chain, present
+    /// in several levels, where removing could take another item's copy).
     pub(crate) fn delete(&mut self, item: &[u8]) -> bool {
-        let hash = self.filter.hash_of_bytes(item);
-        let removed = self.filter.remove_hash(hash);
+        let removed = self.filter.remove(item);
         self.deleted += u64::from(removed);
         removed
     }
 
-    /// Bytes of memory the value holds, as the allocator counts them: [`filter_bytes`], each
-    /// level's insert search's scratch space (a dump keeps no copy: its chunks are cut from the
+    /// Bytes of memory the value holds, as the allocator counts them: [`filter_bytes`], and the
+    /// working buffers of a chain's inserts (a dump keeps no copy: its chunks are cut from the
     /// filter as they are asked for).
     ///
     /// [`filter_bytes`]: Self::filter_bytes
     fn memory_usage(&self) -> usize {
-        let scratch: usize = self.filter.levels().iter().map(|level| block_size(level.scratch_bytes())).sum();
-        self.filter_bytes() + scratch
+        self.filter_bytes() + self.filter.scratch_bytes()
     }
 
-    /// Bytes of memory the filter itself holds, as the allocator counts them: the boxed value,
-    /// each level's table and the list of levels. What `CF.INFO` reports as `Size`: it leaves out
-    /// the working buffers, which a saved and restored copy does not have until it needs them,
-    /// so that identical filters report the same size.
+    /// Bytes of memory the filter itself holds, as the allocator counts them: the boxed value and
+    /// the filter's blocks. What `CF.INFO` reports as `Size`: it leaves out the working buffers,
+    /// which a saved and restored copy does not have until it needs them, so that identical
+    /// filters report the same size.
     fn filter_bytes(&self) -> usize {
-        let levels = self.filter.levels();
-        let tables: usize = levels.iter().map(|level| block_size(level.memory_bytes())).sum();
-        block_size(std::mem::size_of::<CfValue>()) + tables + block_size(std::mem::size_of_val(levels))
+        block_size(std::mem::size_of::<CfValue>()) + self.filter.allocated_bytes()
     }
 
     pub(crate) fn info(&self) -> Info {
-        let buckets: usize = self.filter.levels().iter().map(|level| level.bucket_count()).sum();
         Info {
             size: self.filter_bytes() as u64,
-            buckets: buckets as u64,
-            filters: self.filter.level_count() as u64,
+            buckets: self.filter.buckets() as u64,
+            filters: self.filter.filters() as u64,
             inserted: self.filter.len() as u64,
             deleted: self.deleted,
             bucket_size: self.settings.bucket_size,

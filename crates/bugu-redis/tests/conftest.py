@@ -444,7 +444,8 @@ def populate(client: redis.Redis, prefix: str = "cf:") -> dict[str, list[str]]:
     """Writes a varied set of filters with every write command and returns, per key, the items it
     must hold: reserved with options and grown, created by CF.ADD and grown, filled by CF.INSERTNX
     and CF.ADDNX, bucket size 8 with repeated copies, a full EXPANSION 0 filter, an empty one,
-    some deletions, and a copy made with SCANDUMP/LOADCHUNK."""
+    some deletions, one-table filters (reserved with deletions, and created by CF.INSERT), and
+    copies made with SCANDUMP/LOADCHUNK."""
     present: dict[str, list[str]] = {}
 
     key = prefix + "reserved"
@@ -486,9 +487,28 @@ def populate(client: redis.Redis, prefix: str = "cf:") -> dict[str, list[str]]:
     reserve(client, key, 100)
     present[key] = []
 
+    key = prefix + "one-table"
+    reserve(client, key, 500, growth="ONETABLE", errorrate=0.001)
+    values = items(key, 3000)
+    insert_all(client, key, values, batch=500)
+    deleted = pipelined(client, [("CF.DEL", key, v) for v in values[:300]])
+    assert all(x in (1, True) for x in deleted), "a one-table filter refused a removal"
+    present[key] = values[300:]
+
+    key = prefix + "one-table-auto"
+    values = items(key, 2500)
+    for chunk in batched(values, 500):
+        reply = client.execute_command("CF.INSERT", key, "GROWTH", "ONETABLE", "ITEMS", *chunk)
+        assert all(x in (1, True) for x in reply)
+    present[key] = values
+
     key = prefix + "copy"
     loadchunks(client, key, scandump(client, prefix + "reserved"))
     present[key] = present[prefix + "reserved"]
+
+    key = prefix + "one-table-copy"
+    loadchunks(client, key, scandump(client, prefix + "one-table"))
+    present[key] = present[prefix + "one-table"]
     return present
 
 

@@ -5,6 +5,7 @@ use crate::settings::SettingsError;
 
 // The chunked dump and restore, and the saved form, each in its own file.
 mod dumps;
+mod one_table;
 mod saved_form;
 
 fn reserved(settings: Settings) -> CfValue {

@@ -275,11 +275,12 @@ impl ExpandingFilter {
         self.segments.memory_bytes(self.buckets()) + self.stash.capacity() * std::mem::size_of::<Entry>()
     }
 
-    /// The sizes in bytes of the heap blocks the filter holds: each segment of its table and
-    /// the lists beside it. A segment is allocated whole when the table first reaches it and
-    /// grows into it split by split, so these add up to more than [`memory_bytes`](Self::memory_bytes),
-    /// which counts the pages in use: the figure for an allocator that accounts per block, as
-    /// Redis's `MEMORY USAGE` and `maxmemory` do.
+    /// The sizes in bytes of the heap blocks the filter holds: each segment of its table, and
+    /// the lists beside it at their length (their spare capacity, a few bytes, is left out so
+    /// that a filter and its copy report the same). A segment is allocated whole when the table
+    /// first reaches it and grows into it split by split, so these add up to more than
+    /// [`memory_bytes`](Self::memory_bytes), which counts the pages in use: the figure for an
+    /// allocator that accounts per block, as Redis's `MEMORY USAGE` and `maxmemory` do.
     ///
     /// ```
     /// use bugu::{ExpandingFilter, FilterMut};
@@ -292,7 +293,7 @@ impl ExpandingFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn heap_blocks(&self) -> impl Iterator<Item = usize> + '_ {
-        let stash = self.stash.capacity() * std::mem::size_of::<Entry>();
+        let stash = std::mem::size_of_val(self.stash.as_slice());
         self.segments.heap_blocks().chain((stash > 0).then_some(stash))
     }
 

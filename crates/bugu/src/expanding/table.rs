@@ -16,14 +16,19 @@ use crate::table::alloc::{AllocFailed, zeroed_buffer};
 /// Slots per bucket.
 pub(super) const SLOTS: usize = 4;
 
-/// Bytes read from a bucket's start, and so the padding after a segment's last bucket.
-const WINDOW: usize = 16;
+/// Bytes a bucket's word reads take: a bucket is read as two 8-byte words, one from its first
+/// byte (the fingerprints) and one ending at its last byte (the tails), so a bucket of 8 bytes or
+/// more is read inside its own bytes. A narrower one (entries under 15 bits) reads 8 bytes from
+/// its start, past its end: [`Segments::padding`] bytes follow a segment's last bucket. A
+/// segment of a power of two of 8-byte buckets is then a power of two of bytes, with nothing
+/// after it to push the allocation into the allocator's next size class.
+const WORD: usize = 8;
 
 /// The widest fingerprint: a bucket's four fill one 64-bit word.
 pub(super) const MAX_FINGERPRINT_BITS: u32 = 16;
 
-/// The widest tail: a bucket's four tail fields, read from the byte holding their first bit,
-/// fit in one 64-bit word.
+/// The widest tail: a bucket's four tail fields fit in the 8 bytes that end the bucket (with
+/// any fingerprint width), which its tails word reads.
 pub(super) const MAX_TAIL_BITS: u32 = 13;
 
 /// The widths of an entry's parts, fixed for a filter's life.
@@ -102,7 +107,8 @@ pub(super) struct Segments {
     slot_of_tail_top: [u8; 64],
     /// `m`: segment 0 holds `2^m` buckets.
     base_bits: u32,
-    /// The byte at which `tails_at` falls, and its bit there.
+    /// The first byte of the tails word (the last 8 bytes of a bucket of 8 or more, else its
+    /// first), and the bit of that word where the tail fields start.
     tails_byte: usize,
     tails_shift: u32,
     /// For each segment, where bucket 0 would start if the segment began at bucket 0: its first
@@ -112,8 +118,8 @@ pub(super) struct Segments {
     /// through a reference to it, and the buffers are written only through these pointers. In a
     /// table [`borrowed`](Self::borrowed) from bytes, all point at those bytes' start.
     origins: [*mut u8; MAX_SEGMENTS],
-    /// The buckets with a number below this have their bytes, and [`WINDOW`] bytes from each
-    /// bucket's start are readable: the one bounds check of a bucket's read.
+    /// The buckets with a number below this have their bytes, and [`span`](Self::span) bytes from
+    /// each bucket's start are readable: the one bounds check of a bucket's read.
     readable: usize,
     /// The owned segments' buffers (none in a borrowed table).
     segments: Vec<Vec<u8>>,
@@ -167,8 +173,9 @@ impl Segments {
                 (bit as u32 / (widths.tail + 1)).min(SLOTS as u32 - 1) as u8
             }),
             base_bits,
-            tails_byte: SLOTS * widths.fingerprint as usize / 8,
-            tails_shift: SLOTS as u32 * widths.fingerprint % 8,
+            tails_byte: widths.bucket_bytes().saturating_sub(WORD),
+            tails_shift: (SLOTS * widths.fingerprint as usize
+                - 8 * widths.bucket_bytes().saturating_sub(WORD)) as u32,
             origins: [std::ptr::null_mut(); MAX_SEGMENTS],
             readable: 0,
             segments: Vec::new(),
@@ -187,7 +194,7 @@ impl Segments {
 
     fn add_segment(&mut self) -> Result<(), AllocFailed> {
         let buckets = self.capacity(self.segments.len());
-        let bytes = buckets.checked_mul(self.bucket_bytes).and_then(|b| b.checked_add(WINDOW));
+        let bytes = buckets.checked_mul(self.bucket_bytes).and_then(|b| b.checked_add(self.padding()));
         let segment = zeroed_buffer::<u8>(bytes.ok_or(AllocFailed { bytes: usize::MAX })?)?;
         self.segments.push(segment);
         self.set_origins();
@@ -209,13 +216,13 @@ impl Segments {
 
     /// A table that reads `buckets` buckets in place from `bytes` (stored in linear hashing's
     /// order, as [`used_bytes`](Self::used_bytes) gives them), for a view that borrows them and
-    /// never writes. `None` if `bytes` do not hold the buckets and [`WINDOW`] bytes from the
-    /// last one's start. The owner must keep `bytes` borrowed, unchanged, while the table lives,
+    /// never writes. `None` if `bytes` do not hold the buckets and [`span`](Self::span) bytes
+    /// from the last one's start. The owner must keep `bytes` borrowed, unchanged, while the table lives,
     /// and must not write to it.
     pub(super) fn borrowed(widths: Widths, base_bits: u32, bytes: &[u8], buckets: usize) -> Option<Self> {
         let mut table = Segments::new_empty(widths, base_bits);
         let last = buckets.checked_sub(1)?;
-        if bytes.len() < last.checked_mul(table.bucket_bytes)?.checked_add(WINDOW)? {
+        if bytes.len() < last.checked_mul(table.bucket_bytes)?.checked_add(table.span())? {
             return None;
         }
         // Bucket numbers are contiguous in the bytes: every segment starts where its buckets are.
@@ -258,10 +265,19 @@ impl Segments {
     /// Whether `bucket` has a bit set past its four entries (in its last byte).
     pub(super) fn stray_bits(&self, bucket: usize) -> bool {
         let bits = SLOTS as u32 * self.widths.entry();
-        // SAFETY: `window` points to WINDOW (16) readable bytes of a live segment.
-        let window = u128::from_le(unsafe { self.window(bucket).cast::<u128>().read_unaligned() });
-        let used = window & ((1u128 << (self.bucket_bytes as u32 * 8)) - 1);
+        let used = self.read_bits(bucket) & ((1u128 << (self.bucket_bytes as u32 * 8)) - 1);
         used >> bits != 0
+    }
+
+    /// Bytes read from a bucket's start: its own, or 8 for a narrower one.
+    #[inline]
+    fn span(&self) -> usize {
+        self.bucket_bytes.max(WORD)
+    }
+
+    /// Bytes after a segment's last bucket, which a read of it may take.
+    fn padding(&self) -> usize {
+        self.span() - self.bucket_bytes
     }
 
     /// Bytes of the segments the kernel backs when `buckets` buckets are in use: every segment
@@ -275,55 +291,71 @@ impl Segments {
             .map(|(segment, bytes)| {
                 let used = left.min(self.capacity(segment));
                 left -= used;
-                (used * self.bucket_bytes + WINDOW).next_multiple_of(PAGE).min(bytes.len())
+                (used * self.bucket_bytes + self.padding()).next_multiple_of(PAGE).min(bytes.len())
             })
             .sum()
     }
 
     /// The sizes of the heap blocks the segments take: each segment's buffer, allocated whole
-    /// when the table first reaches it, and the list of buffers (none for a borrowed table).
+    /// when the table first reaches it, and the list of buffers at its length (none for a
+    /// borrowed table).
     pub(super) fn heap_blocks(&self) -> impl Iterator<Item = usize> + '_ {
-        let list = self.segments.capacity() * std::mem::size_of::<Vec<u8>>();
+        let list = std::mem::size_of_val(self.segments.as_slice());
         self.segments.iter().map(Vec::capacity).chain((list > 0).then_some(list))
     }
 
-    /// A pointer to the [`WINDOW`] bytes from the start of `bucket`, which must be in a
-    /// segment the table has (it panics if not).
+    /// A pointer to the [`span`](Self::span) bytes from the start of `bucket`, which must be in
+    /// a segment the table has (it panics if not).
     #[inline]
     fn window(&self, bucket: usize) -> *mut u8 {
         let segment = self.segment_of(bucket);
         assert!(bucket < self.readable, "bucket {bucket} is past the table");
         // Owned: bucket numbers with this bit length run from the segment's first bucket through
         // its last, and the segment exists as the bucket is below `readable`, so the window lies
-        // in the segment's buffer (its buckets, then WINDOW bytes of padding). Borrowed: the
-        // window lies in the bytes, which hold WINDOW bytes from the last readable bucket's start.
+        // in the segment's buffer (its buckets, then the padding). Borrowed: the window lies in
+        // the bytes, which hold `span` bytes from the last readable bucket's start.
         self.origins[segment].wrapping_add(bucket * self.bucket_bytes)
     }
 
     /// Asks the CPU to start loading `bucket`'s bytes (a hint; nothing is read): the lines of
-    /// both ends of its window, as a bucket that straddles two lines would otherwise miss on the
-    /// tails a present key's lookup reads.
+    /// both of its ends, as a bucket that straddles two lines would otherwise miss on the tails
+    /// a present key's lookup reads.
     #[inline]
     pub(super) fn prefetch(&self, bucket: usize) {
         let window = self.window(bucket);
         crate::table::prefetch_t1(window);
-        crate::table::prefetch_t1(window.wrapping_add(WINDOW - 1));
+        crate::table::prefetch_t1(window.wrapping_add(self.bucket_bytes - 1));
     }
 
-    /// `bucket` as it is stored: its fingerprints word and its tails word.
+    /// The words of `bucket` as read: its first 8 bytes, and the 8 bytes from `tails_byte`.
     #[inline]
-    pub(super) fn read(&self, bucket: usize) -> Words {
+    fn read_words(&self, bucket: usize) -> (u64, u64) {
         let window = self.window(bucket);
-        // SAFETY: `window` points to WINDOW (16) readable bytes of a live segment, and
-        // `tails_byte` is at most 8 (four fingerprints take at most 64 bits), so both 8-byte
-        // reads lie inside them; any bytes are a valid u64.
+        // SAFETY: `window` points to `span` readable bytes of a live segment (see `window`):
+        // the bucket's own bytes when it has 8 or more, and `tails_byte` is then its length
+        // less 8; else 8 bytes with its padding, and `tails_byte` is 0. Both reads lie inside
+        // them; any bytes are a valid u64.
         let (head, tails) = unsafe {
             (
                 window.cast::<u64>().read_unaligned(),
                 window.add(self.tails_byte).cast::<u64>().read_unaligned(),
             )
         };
-        let (head, tails) = (u64::from_le(head), u64::from_le(tails));
+        (u64::from_le(head), u64::from_le(tails))
+    }
+
+    /// The bytes of `bucket` from its start as one number (bits past its `span` are 0): its
+    /// two words laid over each other, where they overlap holding the same bytes.
+    #[inline]
+    fn read_bits(&self, bucket: usize) -> u128 {
+        let (head, tails) = self.read_words(bucket);
+        u128::from(head) | u128::from(tails) << (8 * self.tails_byte)
+    }
+
+    /// `bucket` as it is stored: its fingerprints word and its tails word.
+    #[inline]
+    pub(super) fn read(&self, bucket: usize) -> Words {
+        let (head, tails) = self.read_words(bucket);
         Words { prints: head & self.lanes.all, tails: (tails >> self.tails_shift) & self.tails_mask }
     }
 
@@ -457,16 +489,21 @@ impl Segments {
         self.write_bits(bucket, mask, u128::from(print) << print_at | u128::from(field) << field_at);
     }
 
-    /// Replaces the bits `mask` selects in the window of `bucket` with `bits`.
+    /// Replaces the bits `mask` selects (within the bucket's) of `bucket` with `bits`.
     #[inline]
     fn write_bits(&mut self, bucket: usize, mask: u128, bits: u128) {
         assert!(!self.segments.is_empty(), "a borrowed table is never written");
-        let window = self.window(bucket).cast::<u128>();
-        // SAFETY: `window` points to WINDOW (16) bytes of a live segment (see `window`), which
-        // `&mut self` has to itself; the bits outside `mask` are written back as they were.
+        let new = self.read_bits(bucket) & !mask | bits;
+        let window = self.window(bucket);
+        // SAFETY: as in `read_words`, both words lie in the `span` bytes from `window`, in a
+        // live segment that `&mut self` has to itself. Where they overlap both hold the same
+        // bytes of `new`; bits outside `mask` are written back as they were read.
         unsafe {
-            let old = u128::from_le(window.read_unaligned());
-            window.write_unaligned((old & !mask | bits).to_le());
+            window
+                .add(self.tails_byte)
+                .cast::<u64>()
+                .write_unaligned(((new >> (8 * self.tails_byte)) as u64).to_le());
+            window.cast::<u64>().write_unaligned((new as u64).to_le());
         }
     }
 }

@@ -378,3 +378,46 @@ fn heap_blocks_cover_the_pages_in_use_and_each_new_segment() {
     }
     assert!(added >= 5, "growth from 10^3 to 2 x 10^5 added {added} segments");
 }
+
+/// Every width the builder may choose: a bucket's tails word holds all four tail fields, and
+/// a table of them keeps its entries through writes to its neighbours, with or without padding.
+#[test]
+fn every_width_reads_its_tails_inside_one_word() {
+    for fingerprint in 1..=super::table::MAX_FINGERPRINT_BITS {
+        for tail in 0..=super::table::MAX_TAIL_BITS {
+            let widths = Widths { fingerprint, tail };
+            let bucket_bytes = widths.bucket_bytes();
+            let tails_byte = bucket_bytes.saturating_sub(8);
+            let tails_at = 4 * fingerprint as usize;
+            assert!(8 * tails_byte <= tails_at, "{widths:?}");
+            assert!(tails_at - 8 * tails_byte + 4 * (tail as usize + 1) <= 64, "{widths:?}");
+        }
+    }
+    for (fingerprint, tail) in [(4, 3), (8, 7), (10, 8), (16, 13), (3, 13)] {
+        let mut filter = filter_with(40, fingerprint, tail);
+        for key in 0..3_000u64 {
+            filter.insert(&key).unwrap();
+        }
+        check_invariants(&filter);
+        assert!((0..3_000u64).all(|key| filter.contains(&key)), "({fingerprint}, {tail})");
+        for key in (0..3_000u64).step_by(3) {
+            assert!(filter.remove(&key));
+        }
+        assert!((0..3_000u64).filter(|key| key % 3 != 0).all(|key| filter.contains(&key)));
+        let loaded = ExpandingFilter::from_bytes(&filter.to_bytes()).unwrap();
+        assert!((0..3_000u64).filter(|key| key % 3 != 0).all(|key| loaded.contains(&key)));
+    }
+}
+
+#[test]
+fn a_copy_reports_the_same_heap_blocks() {
+    let mut filter = filter_with(8, 10, 4);
+    for key in 0..20_000u64 {
+        filter.insert(&key).unwrap();
+    }
+    let copy = filter.clone();
+    let loaded = ExpandingFilter::from_bytes(&filter.to_bytes()).unwrap();
+    let blocks: Vec<usize> = filter.heap_blocks().collect();
+    assert_eq!(copy.heap_blocks().collect::<Vec<_>>(), blocks);
+    assert_eq!(loaded.heap_blocks().collect::<Vec<_>>(), blocks);
+}

@@ -41,8 +41,8 @@ pub struct ExpandingView<'a> {
 impl<'a> ExpandingView<'a> {
     /// A view over exactly the bytes of one persisted [`ExpandingFilter`], after every check
     /// [`ExpandingFilter::from_bytes`] makes (header, fields, checksum, padding, content).
-    /// Refused with [`PersistError::InvalidParameter`] if entries are so narrow (under 15 bits)
-    /// that the last bucket's 16-byte read would pass the bytes' end: load those instead.
+    /// Entries of any width are read in place: a bucket narrower than 8 bytes is read 8 bytes
+    /// at a time, past its end into the padding and checksum that follow the buckets.
     ///
     /// ```
     /// use bugu::{ExpandingFilter, ExpandingView, PersistError};

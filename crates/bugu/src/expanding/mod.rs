@@ -208,7 +208,8 @@ impl ExpandingFilter {
     ) -> Result<Self, AllocFailed> {
         let mut segments = Segments::new(widths, base_bits)?;
         if split > 0 {
-            segments.reserve(1 << base_bits)?;
+            // The siblings of the buckets split already.
+            segments.reserve((1 << base_bits) + split - 1)?;
         }
         Ok(Self::with_segments(builder, widths, base_bits, split, segments))
     }

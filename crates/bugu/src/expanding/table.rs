@@ -79,13 +79,20 @@ pub(super) fn tail_len(field: u32) -> u32 {
     31 - field.leading_zeros()
 }
 
-/// The buckets, in segments that double: segment 0 holds the `n0 = 2^m` buckets of level 0 and
-/// segment `k > 0` the `n0 x 2^(k-1)` buckets whose numbers have `m + k` as their bit length
-/// (the siblings made while level `k - 1` split). Growth adds a segment once per doubling and
-/// never moves one, and a lookup finds its segment from the bucket number alone, in a directory
-/// of at most 65 entries that stays in the first-level cache.
+/// The buckets, in segments that double, each in [`PARTS`] parts: segment 0 holds the `n0 = 2^m`
+/// buckets of level 0 and segment `k > 0` the `n0 x 2^(k-1)` buckets whose numbers have `m + k`
+/// as their bit length (the siblings made while level `k - 1` split). Growth adds a part at a
+/// time, as splits reach it, and never moves one, and a lookup finds its part from the bucket
+/// number alone ([`part_of`](Self::part_of)), in a directory of at most 512 entries, of which a
+/// lookup touches the few of the newest segments.
 ///
-/// A segment comes zeroed from the allocator, so the pages of the newest one are backed by the
+/// Parts, rather than whole segments, so that what is allocated stays close to what is in use:
+/// a new segment is as large as all before it, and allocated whole it doubled the filter's
+/// allocation at the start of every round of splits. In eighths, the part being filled is at
+/// most an eighth of the table. (The kernel backs pages only as they are first written either
+/// way; an allocator that accounts per block, as Redis's does, counts the whole block.)
+///
+/// A part comes zeroed from the allocator, so the pages of the newest one are backed by the
 /// kernel only as splits first write them (huge pages where the kernel gives them).
 #[derive(Debug)]
 pub(super) struct Segments {
@@ -111,24 +118,29 @@ pub(super) struct Segments {
     /// first), and the bit of that word where the tail fields start.
     tails_byte: usize,
     tails_shift: u32,
-    /// For each segment, where bucket 0 would start if the segment began at bucket 0: its first
-    /// byte less the bytes of the buckets numbered before it, so that a bucket's bytes start at
-    /// `origins[segment] + bucket x bucket_bytes` with no subtraction on the lookup path. Only
-    /// the first `segments.len()` are set; each is derived from its segment's buffer, never
-    /// through a reference to it, and the buffers are written only through these pointers. In a
-    /// table [`borrowed`](Self::borrowed) from bytes, all point at those bytes' start.
-    origins: [*mut u8; MAX_SEGMENTS],
+    /// For each part, where bucket 0 would start if the part began at bucket 0: its first byte
+    /// less the bytes of the buckets numbered before it, so that a bucket's bytes start at
+    /// `origins[part] + bucket x bucket_bytes` with no subtraction on the lookup path. Only the
+    /// first `parts.len()` are set; each is derived from its part's buffer, never through a
+    /// reference to it, and the buffers are written only through these pointers. In a table
+    /// [`borrowed`](Self::borrowed) from bytes, all point at those bytes' start.
+    origins: [*mut u8; MAX_PARTS],
     /// The buckets with a number below this have their bytes, and [`span`](Self::span) bytes from
     /// each bucket's start are readable: the one bounds check of a bucket's read.
     readable: usize,
-    /// The owned segments' buffers (none in a borrowed table).
-    segments: Vec<Vec<u8>>,
+    /// The owned parts' buffers, in bucket order (none in a borrowed table).
+    parts: Vec<Vec<u8>>,
 }
 
-/// Segments a table can have: one per bit of a bucket number past the `m` low ones, and segment 0.
-const MAX_SEGMENTS: usize = usize::BITS as usize + 1;
+/// Each segment's buckets are kept in `2^PART_BITS` parts (fewer for the first segments of a
+/// table of under eight buckets at level 0, whose parts would hold under one bucket).
+const PART_BITS: u32 = 3;
+/// Parts in a segment.
+pub(super) const PARTS: usize = 1 << PART_BITS;
+/// Directory entries: [`Segments::part_of`] is below `64 << PART_BITS` for any bucket number.
+const MAX_PARTS: usize = 64 << PART_BITS;
 
-// SAFETY: the pointers in `origins` point into the buffers `segments` owns, which move with the
+// SAFETY: the pointers in `origins` point into the buffers `parts` owns, which move with the
 // value, or into bytes a borrowed table's owner keeps borrowed (shared, so `Sync`, as `&[u8]`);
 // bytes are read through them only under `&self` and written only under `&mut self`, and never in
 // a borrowed table, as a `Vec<Vec<u8>>` would be, so sending or sharing a `Segments` is as safe as
@@ -139,9 +151,9 @@ unsafe impl Sync for Segments {}
 
 impl Clone for Segments {
     fn clone(&self) -> Self {
-        let mut copy = Segments { segments: self.segments.clone(), ..*self };
+        let mut copy = Segments { parts: self.parts.clone(), ..*self };
         // A borrowed table's copy reads the same borrowed bytes: its origins stay.
-        if !copy.segments.is_empty() {
+        if !copy.parts.is_empty() {
             copy.set_origins();
         }
         copy
@@ -149,14 +161,14 @@ impl Clone for Segments {
 }
 
 impl Segments {
-    /// Segment 0, empty.
+    /// The parts of segment 0, empty.
     pub(super) fn new(widths: Widths, base_bits: u32) -> Result<Self, AllocFailed> {
         let mut segments = Segments::new_empty(widths, base_bits);
-        segments.add_segment()?;
+        segments.reserve((1 << base_bits) - 1)?;
         Ok(segments)
     }
 
-    /// A table with no segment yet: nothing is readable.
+    /// A table with no part yet: nothing is readable.
     fn new_empty(widths: Widths, base_bits: u32) -> Self {
         Segments {
             widths,
@@ -176,42 +188,71 @@ impl Segments {
             tails_byte: widths.bucket_bytes().saturating_sub(WORD),
             tails_shift: (SLOTS * widths.fingerprint as usize
                 - 8 * widths.bucket_bytes().saturating_sub(WORD)) as u32,
-            origins: [std::ptr::null_mut(); MAX_SEGMENTS],
+            origins: [std::ptr::null_mut(); MAX_PARTS],
             readable: 0,
-            segments: Vec::new(),
+            parts: Vec::new(),
         }
     }
 
-    /// Buckets a segment holds.
-    fn capacity(&self, segment: usize) -> usize {
-        1 << (self.base_bits as usize + segment.saturating_sub(1))
+    /// The part holding `bucket`, by its number alone: with `u` the number in units of
+    /// `n0 / PARTS` buckets and `e` the bit length of `u` past `PART_BITS + 1` bits (0 in
+    /// segments 0 and 1), the part is `PARTS x e` plus the top `PART_BITS + 1` bits of `u`
+    /// (as a log-linear histogram buckets its values). Parts follow bucket order, and each of
+    /// segment `k`'s parts covers `PARTS` times fewer buckets than the segment.
+    #[inline]
+    fn part_of(&self, bucket: usize) -> usize {
+        let units = (bucket << PART_BITS) >> self.base_bits;
+        let exponent = (units | PARTS).ilog2() - PART_BITS;
+        // Below MAX_PARTS for any bucket number; the mask lets the compiler see it.
+        (((exponent as usize) << PART_BITS) + (units >> exponent)) & (MAX_PARTS - 1)
     }
 
-    /// Makes sure `bucket` has its segment, adding the next one if not.
+    /// The first bucket of `part`: the least bucket number whose [`part_of`](Self::part_of) is
+    /// `part` or more (saturating, for parts past any table).
+    fn first_bucket(&self, part: usize) -> usize {
+        let exponent = (part >> PART_BITS).saturating_sub(1);
+        let units = if part < PARTS { part } else { (part & (PARTS - 1)) | PARTS };
+        // The least bucket whose number in units (rounded down) reaches `units << exponent`.
+        let scaled = (units as u128) << exponent << self.base_bits;
+        usize::try_from(scaled.div_ceil(PARTS as u128)).unwrap_or(usize::MAX)
+    }
+
+    /// Buckets `part` holds (0 for some of the first parts of a table of under eight buckets at
+    /// level 0).
+    fn capacity(&self, part: usize) -> usize {
+        self.first_bucket(part + 1) - self.first_bucket(part)
+    }
+
+    /// Makes sure `bucket` has its part, adding parts in order up to it if not.
     pub(super) fn reserve(&mut self, bucket: usize) -> Result<(), AllocFailed> {
-        if self.segment_of(bucket) < self.segments.len() { Ok(()) } else { self.add_segment() }
+        while self.part_of(bucket) >= self.parts.len() {
+            self.add_part()?;
+        }
+        Ok(())
     }
 
-    fn add_segment(&mut self) -> Result<(), AllocFailed> {
-        let buckets = self.capacity(self.segments.len());
+    fn add_part(&mut self) -> Result<(), AllocFailed> {
+        let buckets = self.capacity(self.parts.len());
         let bytes = buckets.checked_mul(self.bucket_bytes).and_then(|b| b.checked_add(self.padding()));
-        let segment = zeroed_buffer::<u8>(bytes.ok_or(AllocFailed { bytes: usize::MAX })?)?;
-        self.segments.push(segment);
+        let part = zeroed_buffer::<u8>(bytes.ok_or(AllocFailed { bytes: usize::MAX })?)?;
+        // Exactly one more entry: the list's size is then a function of the table alone.
+        self.parts.try_reserve_exact(1).map_err(|_| AllocFailed { bytes: std::mem::size_of::<Vec<u8>>() })?;
+        self.parts.push(part);
         self.set_origins();
         Ok(())
     }
 
     /// Derives `origins` from the buffers, after they were added or written through references.
     fn set_origins(&mut self) {
-        for (segment, bytes) in self.segments.iter_mut().enumerate() {
-            let first = ((1usize << segment) >> 1) << self.base_bits;
+        for part in 0..self.parts.len() {
+            let first = self.first_bucket(part);
             // `as_mut_ptr` makes no reference to the bytes, so the pointer stays valid until the
             // buffer is written through one (only `from_used_bytes`, which calls this again).
             // The offset wraps out of the buffer; every pointer read from is back inside it.
-            self.origins[segment] = bytes.as_mut_ptr().wrapping_sub(first * self.bucket_bytes);
+            self.origins[part] = self.parts[part].as_mut_ptr().wrapping_sub(first * self.bucket_bytes);
         }
-        // Segments 0..k hold the buckets numbered below n0 x 2^(k-1), all of them.
-        self.readable = (1 << self.base_bits) << self.segments.len().saturating_sub(1);
+        // Parts 0..k hold the buckets numbered below part k's first, all of them.
+        self.readable = self.first_bucket(self.parts.len());
     }
 
     /// A table that reads `buckets` buckets in place from `bytes` (stored in linear hashing's
@@ -225,38 +266,38 @@ impl Segments {
         if bytes.len() < last.checked_mul(table.bucket_bytes)?.checked_add(table.span())? {
             return None;
         }
-        // Bucket numbers are contiguous in the bytes: every segment starts where its buckets are.
-        table.origins = [bytes.as_ptr().cast_mut(); MAX_SEGMENTS];
+        // Bucket numbers are contiguous in the bytes: every part starts where its buckets are.
+        table.origins = [bytes.as_ptr().cast_mut(); MAX_PARTS];
         table.readable = buckets;
         Some(table)
     }
 
-    /// Segments holding `bytes`, the bytes of the buckets in use in linear hashing's order (as
+    /// Parts holding `bytes`, the bytes of the buckets in use in linear hashing's order (as
     /// [`used_bytes`](Self::used_bytes) gives them), a whole number of buckets.
     pub(super) fn from_used_bytes(widths: Widths, base_bits: u32, bytes: &[u8]) -> Result<Self, AllocFailed> {
         let mut segments = Segments::new(widths, base_bits)?;
         let mut rest = bytes;
-        for segment in 0.. {
-            if segment == segments.segments.len() {
-                segments.add_segment()?;
-            }
-            let take = rest.len().min(segments.capacity(segment) * segments.bucket_bytes);
-            let (head, tail) = rest.split_at(take);
-            segments.segments[segment][..take].copy_from_slice(head);
-            rest = tail;
+        for part in 0.. {
             if rest.is_empty() {
                 break;
             }
+            if part == segments.parts.len() {
+                segments.add_part()?;
+            }
+            let take = rest.len().min(segments.capacity(part) * segments.bucket_bytes);
+            let (head, tail) = rest.split_at(take);
+            segments.parts[part][..take].copy_from_slice(head);
+            rest = tail;
         }
         segments.set_origins();
         Ok(segments)
     }
 
-    /// The bytes of the first `buckets` buckets in linear hashing's order, segment by segment.
+    /// The bytes of the first `buckets` buckets in linear hashing's order, part by part.
     pub(super) fn used_bytes(&self, buckets: usize) -> impl Iterator<Item = &[u8]> + '_ {
         let mut left = buckets;
-        self.segments.iter().enumerate().map_while(move |(segment, bytes)| {
-            let used = left.min(self.capacity(segment));
+        self.parts.iter().enumerate().filter_map(move |(part, bytes)| {
+            let used = left.min(self.capacity(part));
             left -= used;
             (used > 0).then(|| &bytes[..used * self.bucket_bytes])
         })
@@ -280,41 +321,40 @@ impl Segments {
         self.span() - self.bucket_bytes
     }
 
-    /// Bytes of the segments the kernel backs when `buckets` buckets are in use: every segment
-    /// but the newest in full, and the newest up to its last bucket in use, in 4 KiB pages.
+    /// Bytes of the parts the kernel backs when `buckets` buckets are in use: every part but
+    /// the newest in full, and the newest up to its last bucket in use, in 4 KiB pages.
     pub(super) fn memory_bytes(&self, buckets: usize) -> usize {
         const PAGE: usize = 4096;
         let mut left = buckets;
-        self.segments
+        self.parts
             .iter()
             .enumerate()
-            .map(|(segment, bytes)| {
-                let used = left.min(self.capacity(segment));
+            .map(|(part, bytes)| {
+                let used = left.min(self.capacity(part));
                 left -= used;
                 (used * self.bucket_bytes + self.padding()).next_multiple_of(PAGE).min(bytes.len())
             })
             .sum()
     }
 
-    /// The sizes of the heap blocks the segments take: each segment's buffer, allocated whole
-    /// when the table first reaches it, and the list of buffers at its length (none for a
-    /// borrowed table).
+    /// The sizes of the heap blocks the parts take: each part's buffer, allocated whole when
+    /// the table first reaches it, and the list of buffers (none for a borrowed table).
     pub(super) fn heap_blocks(&self) -> impl Iterator<Item = usize> + '_ {
-        let list = std::mem::size_of_val(self.segments.as_slice());
-        self.segments.iter().map(Vec::capacity).chain((list > 0).then_some(list))
+        let list = self.parts.capacity() * std::mem::size_of::<Vec<u8>>();
+        self.parts.iter().map(Vec::capacity).chain((list > 0).then_some(list))
     }
 
     /// A pointer to the [`span`](Self::span) bytes from the start of `bucket`, which must be in
-    /// a segment the table has (it panics if not).
+    /// a part the table has (it panics if not).
     #[inline]
     fn window(&self, bucket: usize) -> *mut u8 {
-        let segment = self.segment_of(bucket);
+        let part = self.part_of(bucket);
         assert!(bucket < self.readable, "bucket {bucket} is past the table");
-        // Owned: bucket numbers with this bit length run from the segment's first bucket through
-        // its last, and the segment exists as the bucket is below `readable`, so the window lies
-        // in the segment's buffer (its buckets, then the padding). Borrowed: the window lies in
-        // the bytes, which hold `span` bytes from the last readable bucket's start.
-        self.origins[segment].wrapping_add(bucket * self.bucket_bytes)
+        // Owned: the part's buckets are those from its first bucket to the next part's, and the
+        // part exists as the bucket is below `readable`, so the window lies in the part's buffer
+        // (its buckets, then the padding). Borrowed: the window lies in the bytes, which hold
+        // `span` bytes from the last readable bucket's start.
+        self.origins[part].wrapping_add(bucket * self.bucket_bytes)
     }
 
     /// Asks the CPU to start loading `bucket`'s bytes (a hint; nothing is read): the lines of
@@ -420,13 +460,6 @@ impl Segments {
         (probe, first.1 & pick as u32 | second.1 & !pick as u32)
     }
 
-    /// The segment holding `bucket`: the bit length of its number above the `m` low bits,
-    /// with no branch for 0.
-    #[inline]
-    fn segment_of(&self, bucket: usize) -> usize {
-        (((bucket >> self.base_bits) << 1) | 1).ilog2() as usize
-    }
-
     /// The top bit of each empty slot's tail lane (an empty slot's tail field is 0), by the
     /// same carry trick as [`probe`](Self::probe): the slots with room, without a loop.
     #[inline]
@@ -492,7 +525,7 @@ impl Segments {
     /// Replaces the bits `mask` selects (within the bucket's) of `bucket` with `bits`.
     #[inline]
     fn write_bits(&mut self, bucket: usize, mask: u128, bits: u128) {
-        assert!(!self.segments.is_empty(), "a borrowed table is never written");
+        assert!(!self.parts.is_empty(), "a borrowed table is never written");
         let new = self.read_bits(bucket) & !mask | bits;
         let window = self.window(bucket);
         // SAFETY: as in `read_words`, both words lie in the `span` bytes from `window`, in a
@@ -548,5 +581,41 @@ impl Lanes {
     fn new(fingerprint: u32) -> Self {
         let ones = (0..SLOTS as u32).map(|slot| 1u64 << (slot * fingerprint)).sum();
         Lanes { ones, tops: ones << (fingerprint - 1), all: u64::MAX >> (64 - SLOTS as u32 * fingerprint) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// For every base size: parts follow bucket order without gaps, each bucket lies in the part
+    /// `part_of` names, and each segment has at most `PARTS` parts, of equal size when it has at
+    /// least `PARTS` buckets.
+    #[test]
+    fn parts_cover_the_buckets_in_order() {
+        for base_bits in 0..=10 {
+            let table = Segments::new_empty(Widths { fingerprint: 10, tail: 8 }, base_bits);
+            let mut previous = 0;
+            for bucket in 0..(1usize << (base_bits + 9)) {
+                let part = table.part_of(bucket);
+                assert!(part >= previous && part < MAX_PARTS, "m {base_bits}, bucket {bucket}");
+                assert!(table.first_bucket(part) <= bucket && bucket < table.first_bucket(part + 1));
+                previous = part;
+            }
+            for segment in 1..=9 {
+                let (first, last) =
+                    ((1usize << (segment - 1)) << base_bits, (1usize << segment << base_bits) - 1);
+                let parts = table.part_of(last) - table.part_of(first) + 1;
+                assert!(parts <= PARTS, "m {base_bits}, segment {segment}: {parts} parts");
+                // Equal parts once the segment has a bucket for each.
+                let size = table.capacity(table.part_of(first));
+                let equal =
+                    (table.part_of(first)..=table.part_of(last)).all(|part| table.capacity(part) == size);
+                assert!(equal || last - first + 1 < PARTS, "m {base_bits}, segment {segment}");
+            }
+        }
+        // The largest bucket numbers stay inside the directory.
+        let table = Segments::new_empty(Widths { fingerprint: 10, tail: 8 }, 0);
+        assert!(table.part_of(usize::MAX >> PART_BITS) < MAX_PARTS);
     }
 }

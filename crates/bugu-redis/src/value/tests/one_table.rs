@@ -8,22 +8,7 @@ fn one_table() -> Settings {
 
 #[test]
 fn commands_on_a_one_table_filter() {
-    let mut value = reserved(one_table());
-    let filter = ready(&mut value);
-    filter.add(b"a").unwrap();
-    filter.add(b"a").unwrap();
-    assert_eq!(filter.add_unique(b"a"), Ok(false));
-    assert_eq!(filter.add_unique(b"b"), Ok(true));
-    assert!(filter.contains(b"a") && filter.contains(b"b") && !filter.contains(b"c"));
-    assert_eq!((filter.count(b"a"), filter.count(b"c")), (2, 0));
-    assert!(filter.delete(b"a"));
-    assert!(!filter.delete(b"c"));
-    let info = filter.info();
-    assert_eq!(
-        (info.inserted, info.deleted, info.filters, info.bucket_size, info.expansion, info.max_iterations),
-        (2, 1, 1, 4, 1, 20)
-    );
-    assert!(info.size > 0 && info.buckets * info.bucket_size >= 1024);
+    check_commands(one_table(), 4);
 }
 
 /// Grown from the default capacity to 10^5 items, a one-table key removes every item, in any
@@ -114,4 +99,26 @@ fn memory_grown_against_reserved() {
         (grown.memory_usage() as f64, reserved_chain.memory_usage() as f64, chain.memory_usage() as f64);
     assert!(grown < chain, "one table {grown} bytes, grown chain {chain}");
     assert!(grown <= 2.0 * reserved_chain, "one table {grown} bytes, reserved {reserved_chain}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// A mutated dump of a one-table filter either restores a filter that answers, or is refused.
+    #[test]
+    fn mutated_one_table_dumps_never_panic(flips in proptest::collection::vec((any::<prop::sample::Index>(), 1u8..), 1..4)) {
+        let value = filled(one_table().with_capacity(20).unwrap(), 300);
+        let mut chunks = scandump(&value);
+        for (at, mask) in flips {
+            let data = &mut chunks[1].1;
+            let index = at.index(data.len());
+            data[index] ^= mask;
+        }
+        let mut key = None;
+        if chunks.iter().try_for_each(|(iterator, data)| load(&mut key, *iterator, data)).is_ok() {
+            if let Ok(filter) = key.as_ref().unwrap().ready() {
+                let _ = (filter.contains(b"x"), filter.count(b"x"), filter.info());
+            }
+        }
+    }
 }

@@ -115,10 +115,10 @@ proptest! {
             data[index] ^= mask;
         }
         let mut key = None;
-        if chunks.iter().try_for_each(|(iterator, data)| load(&mut key, *iterator, data)).is_ok() {
-            if let Ok(filter) = key.as_ref().unwrap().ready() {
-                let _ = (filter.contains(b"x"), filter.count(b"x"), filter.info());
-            }
+        if chunks.iter().try_for_each(|(iterator, data)| load(&mut key, *iterator, data)).is_ok()
+            && let Ok(filter) = key.as_ref().unwrap().ready()
+        {
+            let _ = (filter.contains(b"x"), filter.count(b"x"), filter.info());
         }
     }
 }

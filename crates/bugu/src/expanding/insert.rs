@@ -73,11 +73,13 @@ impl ExpandingFilter {
                 self.segments.set(bucket, slot, self.encode(carried, level));
                 return;
             }
-            // Each entry here seen from its other bucket, where it could go.
-            let moves: [Option<(Entry, (usize, u32))>; SLOTS] = std::array::from_fn(|slot| {
+            // Each entry here seen from its other bucket, where it could go. (Filled in place: an
+            // array built by `from_fn` was copied out with a call to `memcpy` at every step.)
+            let mut moves: [Option<(Entry, (usize, u32))>; SLOTS] = [None; SLOTS];
+            for (slot, place) in moves.iter_mut().enumerate() {
                 let moved = self.other_side(self.decode(bucket, level, self.segments.entry(words, slot)));
-                self.locate(moved).map(|at| (moved, at))
-            });
+                *place = self.locate(moved).map(|at| (moved, at));
+            }
             // One step ahead: an entry whose other bucket has room ends the path now. The four
             // reads are independent, so they cost about one random access, and paths get short.
             let room = moves.iter().enumerate().find_map(|(slot, &candidate)| {

@@ -106,6 +106,10 @@ pub(super) struct Segments {
     field_mask: u32,
     /// The first bit of a bucket's tail fields: after its four fingerprints.
     tails_at: usize,
+    /// For each slot, the first bit of its fingerprint and of its tail field in the bucket.
+    slot_at: [(u32, u32); SLOTS],
+    /// For each slot, the bits of its fingerprint and tail field in the bucket.
+    slot_masks: [u128; SLOTS],
     /// The bits of the four tail fields.
     tails_mask: u64,
     /// The lanes of the four tail fields in the tails word.
@@ -179,6 +183,16 @@ impl Segments {
             }),
             field_mask: (2 << widths.tail) - 1,
             tails_at: SLOTS * widths.fingerprint as usize,
+            slot_at: std::array::from_fn(|slot| {
+                let slot = slot as u32;
+                (slot * widths.fingerprint, SLOTS as u32 * widths.fingerprint + slot * (widths.tail + 1))
+            }),
+            slot_masks: std::array::from_fn(|slot| {
+                let slot = slot as u32;
+                let field_at = SLOTS as u32 * widths.fingerprint + slot * (widths.tail + 1);
+                u128::from((1u32 << widths.fingerprint) - 1) << (slot * widths.fingerprint)
+                    | u128::from((2u32 << widths.tail) - 1) << field_at
+            }),
             tails_mask: (1 << (SLOTS as u32 * (widths.tail + 1))) - 1,
             tail_lanes: Lanes::new(widths.tail + 1),
             slot_of_tail_top: std::array::from_fn(|bit| {
@@ -370,11 +384,21 @@ impl Segments {
     /// The words of `bucket` as read: its first 8 bytes, and the 8 bytes from `tails_byte`.
     #[inline]
     fn read_words(&self, bucket: usize) -> (u64, u64) {
-        let window = self.window(bucket);
-        // SAFETY: `window` points to `span` readable bytes of a live segment (see `window`):
-        // the bucket's own bytes when it has 8 or more, and `tails_byte` is then its length
-        // less 8; else 8 bytes with its padding, and `tails_byte` is 0. Both reads lie inside
-        // them; any bytes are a valid u64.
+        // SAFETY: the window of a bucket, from `window`.
+        unsafe { self.words_at(self.window(bucket)) }
+    }
+
+    /// The two words of the bucket whose window is `window`.
+    ///
+    /// # Safety
+    ///
+    /// `window` must come from [`window`](Self::window) on this table.
+    #[inline]
+    unsafe fn words_at(&self, window: *mut u8) -> (u64, u64) {
+        // SAFETY: `window` points to `span` readable bytes of a live part (see `window`): the
+        // bucket's own bytes when it has 8 or more, and `tails_byte` is then its length less
+        // 8; else 8 bytes with its padding, and `tails_byte` is 0. Both reads lie inside them;
+        // any bytes are a valid u64.
         let (head, tails) = unsafe {
             (
                 window.cast::<u64>().read_unaligned(),
@@ -513,21 +537,21 @@ impl Segments {
     /// Writes one slot of `bucket`, leaving the others as they are.
     #[inline]
     pub(super) fn set(&mut self, bucket: usize, slot: usize, entry: u32) {
-        let Widths { fingerprint, tail } = self.widths;
         let (print, field) = self.widths.unpack(entry);
-        let (print_at, field_at) =
-            (slot as u32 * fingerprint, self.tails_at as u32 + slot as u32 * (tail + 1));
-        let mask =
-            u128::from((1u32 << fingerprint) - 1) << print_at | u128::from(self.field_mask) << field_at;
-        self.write_bits(bucket, mask, u128::from(print) << print_at | u128::from(field) << field_at);
+        let (print_at, field_at) = self.slot_at[slot];
+        let bits = u128::from(print) << print_at | u128::from(field) << field_at;
+        self.write_bits(bucket, self.slot_masks[slot], bits);
     }
 
     /// Replaces the bits `mask` selects (within the bucket's) of `bucket` with `bits`.
     #[inline]
     fn write_bits(&mut self, bucket: usize, mask: u128, bits: u128) {
         assert!(!self.parts.is_empty(), "a borrowed table is never written");
-        let new = self.read_bits(bucket) & !mask | bits;
         let window = self.window(bucket);
+        // SAFETY: the window of a bucket, from `window`, just now.
+        let (head, tails) = unsafe { self.words_at(window) };
+        let old = u128::from(head) | u128::from(tails) << (8 * self.tails_byte);
+        let new = old & !mask | bits;
         // SAFETY: as in `read_words`, both words lie in the `span` bytes from `window`, in a
         // live segment that `&mut self` has to itself. Where they overlap both hold the same
         // bytes of `new`; bits outside `mask` are written back as they were read.

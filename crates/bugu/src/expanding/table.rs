@@ -174,6 +174,10 @@ impl Segments {
 
     /// A table with no part yet: nothing is readable.
     fn new_empty(widths: Widths, base_bits: u32) -> Self {
+        let slot_at: [(u32, u32); SLOTS] = std::array::from_fn(|slot| {
+            let slot = slot as u32;
+            (slot * widths.fingerprint, SLOTS as u32 * widths.fingerprint + slot * (widths.tail + 1))
+        });
         Segments {
             widths,
             bucket_bytes: widths.bucket_bytes(),
@@ -183,14 +187,9 @@ impl Segments {
             }),
             field_mask: (2 << widths.tail) - 1,
             tails_at: SLOTS * widths.fingerprint as usize,
-            slot_at: std::array::from_fn(|slot| {
-                let slot = slot as u32;
-                (slot * widths.fingerprint, SLOTS as u32 * widths.fingerprint + slot * (widths.tail + 1))
-            }),
-            slot_masks: std::array::from_fn(|slot| {
-                let slot = slot as u32;
-                let field_at = SLOTS as u32 * widths.fingerprint + slot * (widths.tail + 1);
-                u128::from((1u32 << widths.fingerprint) - 1) << (slot * widths.fingerprint)
+            slot_at,
+            slot_masks: slot_at.map(|(print_at, field_at)| {
+                u128::from((1u32 << widths.fingerprint) - 1) << print_at
                     | u128::from((2u32 << widths.tail) - 1) << field_at
             }),
             tails_mask: (1 << (SLOTS as u32 * (widths.tail + 1))) - 1,
@@ -272,8 +271,8 @@ impl Segments {
     /// A table that reads `buckets` buckets in place from `bytes` (stored in linear hashing's
     /// order, as [`used_bytes`](Self::used_bytes) gives them), for a view that borrows them and
     /// never writes. `None` if `bytes` do not hold the buckets and [`span`](Self::span) bytes
-    /// from the last one's start. The owner must keep `bytes` borrowed, unchanged, while the table lives,
-    /// and must not write to it.
+    /// from the last one's start. The owner must keep `bytes` borrowed, unchanged, while the
+    /// table lives, and must not write to it.
     pub(super) fn borrowed(widths: Widths, base_bits: u32, bytes: &[u8], buckets: usize) -> Option<Self> {
         let mut table = Segments::new_empty(widths, base_bits);
         let last = buckets.checked_sub(1)?;
@@ -330,7 +329,7 @@ impl Segments {
         self.bucket_bytes.max(WORD)
     }
 
-    /// Bytes after a segment's last bucket, which a read of it may take.
+    /// Bytes after a part's last bucket, which a read of it may take.
     fn padding(&self) -> usize {
         self.span() - self.bucket_bytes
     }
@@ -412,7 +411,12 @@ impl Segments {
     /// two words laid over each other, where they overlap holding the same bytes.
     #[inline]
     fn read_bits(&self, bucket: usize) -> u128 {
-        let (head, tails) = self.read_words(bucket);
+        self.laid_over(self.read_words(bucket))
+    }
+
+    /// A bucket's two words laid over each other at their bytes' places.
+    #[inline]
+    fn laid_over(&self, (head, tails): (u64, u64)) -> u128 {
         u128::from(head) | u128::from(tails) << (8 * self.tails_byte)
     }
 
@@ -549,11 +553,9 @@ impl Segments {
         assert!(!self.parts.is_empty(), "a borrowed table is never written");
         let window = self.window(bucket);
         // SAFETY: the window of a bucket, from `window`, just now.
-        let (head, tails) = unsafe { self.words_at(window) };
-        let old = u128::from(head) | u128::from(tails) << (8 * self.tails_byte);
-        let new = old & !mask | bits;
-        // SAFETY: as in `read_words`, both words lie in the `span` bytes from `window`, in a
-        // live segment that `&mut self` has to itself. Where they overlap both hold the same
+        let new = self.laid_over(unsafe { self.words_at(window) }) & !mask | bits;
+        // SAFETY: as in `words_at`, both words lie in the `span` bytes from `window`, in a
+        // live part that `&mut self` has to itself. Where they overlap both hold the same
         // bytes of `new`; bits outside `mask` are written back as they were read.
         unsafe {
             window

@@ -83,8 +83,8 @@ pub(super) fn tail_len(field: u32) -> u32 {
 /// buckets of level 0 and segment `k > 0` the `n0 x 2^(k-1)` buckets whose numbers have `m + k`
 /// as their bit length (the siblings made while level `k - 1` split). Growth adds a part at a
 /// time, as splits reach it, and never moves one, and a lookup finds its part from the bucket
-/// number alone ([`part_of`](Self::part_of)), in a directory of at most 512 entries, of which a
-/// lookup touches the few of the newest segments.
+/// number alone ([`part_of`](Self::part_of)), in a directory with an entry per part, of which
+/// a lookup touches the few of the newest segments.
 ///
 /// Parts, rather than whole segments, so that what is allocated stays close to what is in use:
 /// a new segment is as large as all before it, and allocated whole it doubled the filter's
@@ -124,11 +124,13 @@ pub(super) struct Segments {
     tails_shift: u32,
     /// For each part, where bucket 0 would start if the part began at bucket 0: its first byte
     /// less the bytes of the buckets numbered before it, so that a bucket's bytes start at
-    /// `origins[part] + bucket x bucket_bytes` with no subtraction on the lookup path. Only the
-    /// first `parts.len()` are set; each is derived from its part's buffer, never through a
-    /// reference to it, and the buffers are written only through these pointers. In a table
-    /// [`borrowed`](Self::borrowed) from bytes, all point at those bytes' start.
-    origins: [*mut u8; MAX_PARTS],
+    /// `origins[part] + bucket x bucket_bytes` with no subtraction on the lookup path. One per
+    /// part (on the heap: a table has a few dozen parts, of the hundreds its numbers allow, and
+    /// a filter of a thousand items must not carry kilobytes of directory); each is derived
+    /// from its part's buffer, never through a reference to it, and the buffers are written only
+    /// through these pointers. In a table [`borrowed`](Self::borrowed) from bytes, one per part
+    /// its buckets span, all pointing at those bytes' start.
+    origins: Vec<*mut u8>,
     /// The buckets with a number below this have their bytes, and [`span`](Self::span) bytes from
     /// each bucket's start are readable: the one bounds check of a bucket's read.
     readable: usize,
@@ -141,8 +143,6 @@ pub(super) struct Segments {
 const PART_BITS: u32 = 3;
 /// Parts in a segment.
 pub(super) const PARTS: usize = 1 << PART_BITS;
-/// Directory entries: [`Segments::part_of`] is below `64 << PART_BITS` for any bucket number.
-const MAX_PARTS: usize = 64 << PART_BITS;
 
 // SAFETY: the pointers in `origins` point into the buffers `parts` owns, which move with the
 // value, or into bytes a borrowed table's owner keeps borrowed (shared, so `Sync`, as `&[u8]`);
@@ -155,7 +155,7 @@ unsafe impl Sync for Segments {}
 
 impl Clone for Segments {
     fn clone(&self) -> Self {
-        let mut copy = Segments { parts: self.parts.clone(), ..*self };
+        let mut copy = Segments { parts: self.parts.clone(), origins: self.origins.clone(), ..*self };
         // A borrowed table's copy reads the same borrowed bytes: its origins stay.
         if !copy.parts.is_empty() {
             copy.set_origins();
@@ -201,7 +201,7 @@ impl Segments {
             tails_byte: widths.bucket_bytes().saturating_sub(WORD),
             tails_shift: (SLOTS * widths.fingerprint as usize
                 - 8 * widths.bucket_bytes().saturating_sub(WORD)) as u32,
-            origins: [std::ptr::null_mut(); MAX_PARTS],
+            origins: Vec::new(),
             readable: 0,
             parts: Vec::new(),
         }
@@ -216,8 +216,7 @@ impl Segments {
     fn part_of(&self, bucket: usize) -> usize {
         let units = (bucket << PART_BITS) >> self.base_bits;
         let exponent = (units | PARTS).ilog2() - PART_BITS;
-        // Below MAX_PARTS for any bucket number; the mask lets the compiler see it.
-        (((exponent as usize) << PART_BITS) + (units >> exponent)) & (MAX_PARTS - 1)
+        ((exponent as usize) << PART_BITS) + (units >> exponent)
     }
 
     /// The first bucket of `part`: the least bucket number whose [`part_of`](Self::part_of) is
@@ -248,9 +247,12 @@ impl Segments {
         let buckets = self.capacity(self.parts.len());
         let bytes = buckets.checked_mul(self.bucket_bytes).and_then(|b| b.checked_add(self.padding()));
         let part = zeroed_buffer::<u8>(bytes.ok_or(AllocFailed { bytes: usize::MAX })?)?;
-        // Exactly one more entry: the list's size is then a function of the table alone.
-        self.parts.try_reserve_exact(1).map_err(|_| AllocFailed { bytes: std::mem::size_of::<Vec<u8>>() })?;
+        // Exactly one more entry in each list: their sizes are then a function of the table alone.
+        let entry = AllocFailed { bytes: std::mem::size_of::<Vec<u8>>() };
+        self.parts.try_reserve_exact(1).map_err(|_| entry)?;
+        self.origins.try_reserve_exact(1).map_err(|_| entry)?;
         self.parts.push(part);
+        self.origins.push(std::ptr::null_mut());
         self.set_origins();
         Ok(())
     }
@@ -280,7 +282,9 @@ impl Segments {
             return None;
         }
         // Bucket numbers are contiguous in the bytes: every part starts where its buckets are.
-        table.origins = [bytes.as_ptr().cast_mut(); MAX_PARTS];
+        let parts = table.part_of(last) + 1;
+        table.origins.try_reserve_exact(parts).ok()?;
+        table.origins.resize(parts, bytes.as_ptr().cast_mut());
         table.readable = buckets;
         Some(table)
     }
@@ -351,10 +355,13 @@ impl Segments {
     }
 
     /// The sizes of the heap blocks the parts take: each part's buffer, allocated whole when
-    /// the table first reaches it, and the list of buffers (none for a borrowed table).
+    /// the table first reaches it, the list of buffers and the directory.
     pub(super) fn heap_blocks(&self) -> impl Iterator<Item = usize> + '_ {
-        let list = self.parts.capacity() * std::mem::size_of::<Vec<u8>>();
-        self.parts.iter().map(Vec::capacity).chain((list > 0).then_some(list))
+        let lists = [
+            self.parts.capacity() * std::mem::size_of::<Vec<u8>>(),
+            self.origins.capacity() * std::mem::size_of::<*mut u8>(),
+        ];
+        self.parts.iter().map(Vec::capacity).chain(lists.into_iter().filter(|&bytes| bytes > 0))
     }
 
     /// A pointer to the [`span`](Self::span) bytes from the start of `bucket`, which must be in
@@ -624,7 +631,7 @@ mod tests {
             let mut previous = 0;
             for bucket in 0..(1usize << (base_bits + 9)) {
                 let part = table.part_of(bucket);
-                assert!(part >= previous && part < MAX_PARTS, "m {base_bits}, bucket {bucket}");
+                assert!(part >= previous, "m {base_bits}, bucket {bucket}");
                 assert!(table.first_bucket(part) <= bucket && bucket < table.first_bucket(part + 1));
                 previous = part;
             }
@@ -640,8 +647,8 @@ mod tests {
                 assert!(equal || last - first + 1 < PARTS, "m {base_bits}, segment {segment}");
             }
         }
-        // The largest bucket numbers stay inside the directory.
+        // The largest bucket numbers have parts too (a few hundred at most).
         let table = Segments::new_empty(Widths { fingerprint: 10, tail: 8 }, 0);
-        assert!(table.part_of(usize::MAX >> PART_BITS) < MAX_PARTS);
+        assert!(table.part_of(usize::MAX >> PART_BITS) < 64 << PART_BITS);
     }
 }

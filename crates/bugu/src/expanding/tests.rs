@@ -421,3 +421,17 @@ fn a_copy_reports_the_same_heap_blocks() {
     assert_eq!(copy.heap_blocks().collect::<Vec<_>>(), blocks);
     assert_eq!(loaded.heap_blocks().collect::<Vec<_>>(), blocks);
 }
+
+/// A filter of a few items must not carry a large directory inline: what a small Redis key or a
+/// Python object costs is mostly this.
+#[test]
+fn a_small_filter_is_small() {
+    let size = std::mem::size_of::<ExpandingFilter>();
+    assert!(size <= 1024, "{size} bytes inline");
+    let mut filter = ExpandingFilter::new(1_000).unwrap();
+    for key in 0..1_000u64 {
+        filter.insert(&key).unwrap();
+    }
+    let allocated: usize = filter.heap_blocks().sum();
+    assert!(allocated + size <= 2 * filter.memory_bytes() + 1024, "{allocated} + {size}");
+}

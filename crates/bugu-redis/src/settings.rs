@@ -234,7 +234,7 @@ impl Settings {
                 let settings = Self { growth: Growth::OneTable, ..options }
                     .with_capacity(filter.capacity().min(MAX_CAPACITY as usize) as i64)
                     .ok()?
-                    .with_error_rate(filter.stats().target_rate)
+                    .with_error_rate(filter.target_false_positive_rate())
                     .ok()?;
                 // As the saved form records them: the default count of iterations, not asked for.
                 (max_iterations == DEFAULT_MAX_ITERATIONS).then_some(settings.checked(|_| false).ok()?)

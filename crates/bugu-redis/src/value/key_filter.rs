@@ -89,7 +89,7 @@ impl KeyFilter {
     pub(crate) fn buckets(&self) -> usize {
         match self {
             Self::Chain(filter) => filter.levels().iter().map(|level| level.bucket_count()).sum(),
-            Self::OneTable(filter) => filter.stats().buckets,
+            Self::OneTable(filter) => filter.bucket_count(),
         }
     }
 

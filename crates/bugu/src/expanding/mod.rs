@@ -320,6 +320,17 @@ impl ExpandingFilter {
         (config::MAX_LOAD * (self.buckets() * SLOTS) as f64) as usize
     }
 
+    /// Buckets in use, in constant time ([`stats`](Self::stats) walks the table for its
+    /// histogram).
+    pub fn bucket_count(&self) -> usize {
+        self.buckets()
+    }
+
+    /// The false-positive rate the filter was built to stay under.
+    pub fn target_false_positive_rate(&self) -> f64 {
+        self.rate
+    }
+
     /// Slots per bucket: fixed by the design (four fingerprints fill one 64-bit word).
     pub const BUCKET_SIZE: usize = SLOTS;
 

@@ -435,3 +435,19 @@ fn a_small_filter_is_small() {
     let allocated: usize = filter.heap_blocks().sum();
     assert!(allocated + size <= 2 * filter.memory_bytes() + 1024, "{allocated} + {size}");
 }
+
+#[test]
+fn the_constant_time_figures_are_the_stats() {
+    let mut filter =
+        ExpandingFilter::builder().initial_capacity(100).false_positive_rate(0.002).build().unwrap();
+    for key in 0..50_000u64 {
+        filter.insert(&key).unwrap();
+        if key % 5_000 == 0 {
+            let stats = filter.stats();
+            assert_eq!(
+                (filter.bucket_count(), filter.target_false_positive_rate()),
+                (stats.buckets, stats.target_rate)
+            );
+        }
+    }
+}

@@ -51,10 +51,13 @@ pub(crate) struct Path {
 #[derive(Debug, Default)]
 pub(crate) struct PathSearch {
     queue: Vec<Node>,
+    /// The buckets of the last path found and the item's two, for a writer to hold (see
+    /// [`held_buckets`](Self::held_buckets)).
+    held: Vec<usize>,
 }
 
 impl Clone for PathSearch {
-    /// The queue is scratch space: a clone starts with its own, empty.
+    /// The queue and the held buckets are scratch space: a clone starts with its own, empty.
     fn clone(&self) -> Self {
         PathSearch::default()
     }
@@ -80,17 +83,27 @@ pub(crate) trait InsertTarget {
     fn first_step(&mut self, located: Located) -> Option<bool>;
     /// The table the path search reads (for a shared table, without locks: a path may be stale).
     fn table(&self) -> &Table<Self::Read>;
-    /// Holds `buckets`, a path's and the item's two, for writing.
-    fn hold(&mut self, buckets: impl Iterator<Item = usize>) -> Self::Hold<'_>;
-    /// Under `hold`, the first step again (`Some(added)`), or `None` if both buckets are still
-    /// full. Needed only where [`SHARED`](Self::SHARED): elsewhere nothing wrote to the
-    /// buckets since the first step.
-    fn store_if_room(hold: &mut Self::Hold<'_>, located: Located) -> Option<bool>;
-    /// Under `hold`, whether `path` can still be applied. Needed only where
-    /// [`SHARED`](Self::SHARED): elsewhere nothing wrote to the table since the search.
-    fn is_valid(hold: &Self::Hold<'_>, search: &PathSearch, path: Path) -> bool;
+    /// Holds `buckets`, a path's and the item's two, for writing (empty where not
+    /// [`SHARED`](Self::SHARED): nothing else writes to the table).
+    fn hold(&mut self, buckets: &[usize]) -> Self::Hold<'_>;
+    /// Under `hold`, what to do with `path`, found by a search that held nothing. Needed only
+    /// where [`SHARED`](Self::SHARED): elsewhere nothing wrote to the table since the first step
+    /// and the search, so the answer is always [`Settled::Apply`].
+    fn settle(hold: &mut Self::Hold<'_>, search: &PathSearch, path: Path, located: Located) -> Settled;
     /// Under `hold`, applies `path`, which stores `fingerprint`.
     fn apply(hold: &mut Self::Hold<'_>, search: &PathSearch, path: Path, fingerprint: u32);
+}
+
+/// What an insert that found a path without holding anything does once it holds the path's buckets
+/// ([`InsertTarget::settle`]).
+pub(crate) enum Settled {
+    /// The insert is over, without the path: `true` if the fingerprint was stored (in a slot of
+    /// the item's buckets freed meanwhile), `false` if an add-if-absent insert found its item.
+    Done(bool),
+    /// The path is still valid: apply it.
+    Apply,
+    /// Another writer changed the path, and the item's buckets are still full: search again.
+    SearchAgain,
 }
 
 /// An insert of a located fingerprint: its first step, and if both buckets were full, the path
@@ -133,16 +146,13 @@ impl InsertTarget for Table {
     }
 
     #[inline(always)]
-    fn hold(&mut self, _buckets: impl Iterator<Item = usize>) -> &mut Table {
+    fn hold(&mut self, _buckets: &[usize]) -> &mut Table {
         self
     }
 
-    fn store_if_room(table: &mut &mut Table, (fingerprint, b1, b2): Located) -> Option<bool> {
-        table.store_in_emptier(fingerprint, b1, b2).then_some(true)
-    }
-
-    fn is_valid(table: &&mut Table, search: &PathSearch, path: Path) -> bool {
-        search.is_valid(*table, path)
+    #[inline(always)]
+    fn settle(_: &mut &mut Table, _: &PathSearch, _: Path, _: Located) -> Settled {
+        Settled::Apply
     }
 
     #[inline(always)]
@@ -152,16 +162,18 @@ impl InsertTarget for Table {
 }
 
 impl PathSearch {
-    /// Bytes of the queue's buffer, kept between searches.
+    /// Bytes of the buffers kept between searches.
     pub(crate) fn memory_bytes(&self) -> usize {
         self.queue.capacity() * std::mem::size_of::<Node>()
+            + self.held.capacity() * std::mem::size_of::<usize>()
     }
 
     /// The insert's second part, once its first step found both of the item's buckets full:
     /// searches a path of moves from them to a free slot, holds the path's buckets and the
     /// item's, and applies the path, which stores the fingerprint. Where other writers change the
-    /// table meanwhile ([`InsertTarget::SHARED`]), a slot freed while the path was searched is
-    /// taken instead, and a path another writer changed is searched again. `Some(added)`, or
+    /// table meanwhile ([`InsertTarget::SHARED`]), the target settles the path under its hold
+    /// ([`InsertTarget::settle`]): applied if still valid, else replaced by a slot freed
+    /// meanwhile or searched again. `Some(added)`, or
     /// `None`, with the table unchanged, when no path exists among the first `limit` buckets
     /// searched. Out of line: inlined, the search made every insert save and restore six
     /// registers.
@@ -186,15 +198,13 @@ impl PathSearch {
     ) -> Option<bool> {
         loop {
             let path = self.search(target.table(), (b1, b2), limit)?;
-            let mut hold = target.hold(self.buckets(path).chain([b1, b2]));
+            let buckets = if T::SHARED { self.held_buckets(path, (b1, b2)) } else { &[] };
+            let mut hold = target.hold(buckets);
             if T::SHARED {
-                // A slot freed while the path was searched is taken, as a single-threaded insert would.
-                if let Some(added) = T::store_if_room(&mut hold, located) {
-                    return Some(added);
-                }
-                if !T::is_valid(&hold, self, path) {
-                    // Another writer changed the path meanwhile: search again.
-                    continue;
+                match T::settle(&mut hold, self, path, located) {
+                    Settled::Done(added) => return Some(added),
+                    Settled::Apply => {}
+                    Settled::SearchAgain => continue,
                 }
             }
             T::apply(&mut hold, self, path, fingerprint);
@@ -330,14 +340,21 @@ impl PathSearch {
         }
     }
 
-    /// The buckets a path reads and writes: its target, then each node's back to a root.
-    pub(crate) fn buckets(&self, path: Path) -> impl Iterator<Item = usize> + '_ {
-        let mut node = Some(path.end);
-        std::iter::once(path.target).chain(std::iter::from_fn(move || {
-            let current = self.queue[node?];
-            node = (current.parent != ROOT).then_some(current.parent as usize);
-            Some(current.bucket)
-        }))
+    /// The buckets a path reads and writes, its target then each node's back to a root, and the
+    /// item's two `roots`: what a writer holds to apply it. In a buffer kept between inserts:
+    /// an iterator over the path, which the stripes' lock then consumed, cost more than the
+    /// locks it took.
+    fn held_buckets(&mut self, path: Path, (b1, b2): (usize, usize)) -> &[usize] {
+        self.held.clear();
+        self.held.extend([b1, b2, path.target]);
+        let mut node = self.queue[path.end];
+        loop {
+            self.held.push(node.bucket);
+            if node.parent == ROOT {
+                return &self.held;
+            }
+            node = self.queue[node.parent as usize];
+        }
     }
 
     /// Whether the path can still be applied: every fingerprint on it still moves to the next

@@ -237,7 +237,7 @@ impl SharedTable {
     }
 
     /// Takes the stripes of `buckets` (in any order, repeats allowed): a path of moves.
-    pub(crate) fn lock_many(&self, buckets: impl IntoIterator<Item = usize>) -> WriteGuard<'_> {
+    pub(crate) fn lock_many(&self, buckets: &[usize]) -> WriteGuard<'_> {
         self.striped.lock_many(buckets)
     }
 
@@ -345,8 +345,8 @@ mod tests {
         // Buckets 0 and 64 are in different blocks, hence different stripes.
         assert_ne!(shared.striped.stripe_of(0), shared.striped.stripe_of(64));
         {
-            let guard = shared.lock_many([64, 0, 64]);
-            let held: Vec<usize> = guard.stripes.as_ref().iter().map(|&(stripe, _)| stripe).collect();
+            let guard = shared.lock_many(&[64, 0, 64]);
+            let held = guard.stripes.as_ref().to_vec();
             assert_eq!(held, [0, 1]);
             guard.table().set(64, 2, 0xabc);
             guard.count_items(1);

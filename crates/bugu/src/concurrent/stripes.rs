@@ -133,6 +133,12 @@ impl StripedTable {
         (bucket / BLOCK_BUCKETS) & (self.stripes.len() - 1)
     }
 
+    /// [`stripe_of`](Self::stripe_of) as a [`StripeIndex`], which holds every stripe's number.
+    #[inline(always)]
+    fn stripe_index(&self, bucket: usize) -> StripeIndex {
+        self.stripe_of(bucket) as StripeIndex
+    }
+
     /// Whether no writer that could hide a fingerprint (a path of moves, or a removal of one of
     /// several copies) was at work when the move word read `seen`, nor started since. Called
     /// after a read of buckets; the fence orders that read before the second load of the word.
@@ -170,54 +176,56 @@ impl StripedTable {
     /// Takes the stripes of an item's two buckets.
     #[inline]
     pub(crate) fn lock_two(&self, b1: usize, b2: usize) -> WriteGuard<'_> {
-        let (s1, s2) = (self.stripe_of(b1), self.stripe_of(b2));
-        let mut few = [(0, 0); FEW];
-        (few[0], few[1]) = ((s1.min(s2), 0), (s1.max(s2), 0));
+        let (s1, s2) = (self.stripe_index(b1), self.stripe_index(b2));
+        let mut few = [0; FEW];
+        (few[0], few[1]) = (s1.min(s2), s1.max(s2));
         self.take_sorted(StripeSet::Few(few, if s1 == s2 { 1 } else { 2 }))
     }
 
     /// Takes the stripes of `buckets` (in any order, repeats allowed): a path of moves. Up to
-    /// [`FEW`] buckets, without allocating (a path's set on the heap took a third of the
+    /// [`FEW`] stripes, without allocating (a path's set on the heap took a third of the
     /// instructions of an insert that moved fingerprints, `docs/performance.md`).
-    pub(crate) fn lock_many(&self, buckets: impl IntoIterator<Item = usize>) -> WriteGuard<'_> {
-        let (mut few, mut count) = ([(0, 0); FEW], 0);
-        let mut buckets = buckets.into_iter();
-        for bucket in buckets.by_ref() {
+    pub(crate) fn lock_many(&self, buckets: &[usize]) -> WriteGuard<'_> {
+        let (mut few, mut count) = ([0; FEW], 0);
+        for (k, &bucket) in buckets.iter().enumerate() {
+            let stripe = self.stripe_index(bucket);
+            // Kept sorted and distinct as it is built: a path's few stripes need no sort.
+            if few[..count].contains(&stripe) {
+                continue;
+            }
             if count == FEW {
                 // Too many for the array: everything on the heap.
-                let rest = std::iter::once(bucket).chain(buckets).map(|bucket| (self.stripe_of(bucket), 0));
-                let mut stripes: Vec<(usize, u64)> = few.into_iter().chain(rest).collect();
+                let rest = buckets[k..].iter().map(|&bucket| self.stripe_index(bucket));
+                let mut stripes: Vec<StripeIndex> = few.into_iter().chain(rest).collect();
                 stripes.sort_unstable();
                 stripes.dedup();
                 return self.take_sorted(StripeSet::Many(stripes));
             }
-            few[count] = (self.stripe_of(bucket), 0);
+            // In at its place, past the larger ones, which move up one.
+            let mut at = count;
+            while at > 0 && few[at - 1] > stripe {
+                few[at] = few[at - 1];
+                at -= 1;
+            }
+            few[at] = stripe;
             count += 1;
         }
-        few[..count].sort_unstable();
-        // The distinct ones, in order, to the front.
-        let mut distinct = 0;
-        for k in 0..count {
-            if k == 0 || few[k] != few[distinct - 1] {
-                few[distinct] = few[k];
-                distinct += 1;
-            }
-        }
-        self.take_sorted(StripeSet::Few(few, distinct))
+        self.take_sorted(StripeSet::Few(few, count))
     }
 
     /// Takes every stripe: no write runs until the guard is dropped (lookups still do).
     pub(crate) fn lock_all(&self) -> WriteGuard<'_> {
-        self.take_sorted(StripeSet::Many((0..self.stripes.len()).map(|stripe| (stripe, 0)).collect()))
+        let count = self.stripes.len() as StripeIndex;
+        self.take_sorted(StripeSet::Many((0..count).collect()))
     }
 
     /// Takes a set of distinct stripes in ascending order (no two writers then wait for each
-    /// other in a cycle), noting the odd version each now has.
+    /// other in a cycle).
     #[inline]
-    pub(super) fn take_sorted(&self, mut stripes: StripeSet) -> WriteGuard<'_> {
-        debug_assert!(stripes.as_ref().windows(2).all(|pair| pair[0].0 < pair[1].0));
-        for (stripe, version) in stripes.as_mut() {
-            *version = take(&self.stripes[*stripe].version);
+    pub(super) fn take_sorted(&self, stripes: StripeSet) -> WriteGuard<'_> {
+        debug_assert!(stripes.as_ref().windows(2).all(|pair| pair[0] < pair[1]));
+        for &stripe in stripes.as_ref() {
+            take(&self.stripes[usize::from(stripe)].version);
         }
         // Orders the odd versions before the data stores that follow (see the module docs).
         fence(Ordering::Release);
@@ -226,14 +234,13 @@ impl StripedTable {
 }
 
 /// Takes a stripe by its version: sets the low bit (even to odd), waiting while another writer
-/// holds it. Returns the odd version.
+/// holds it.
 #[inline]
-fn take(version: &AtomicU64) -> u64 {
+fn take(version: &AtomicU64) {
     let mut waiting = Waiting::default();
     loop {
-        let previous = version.fetch_or(1, Ordering::Acquire);
-        if previous & 1 == 0 {
-            return previous | 1;
+        if version.fetch_or(1, Ordering::Acquire) & 1 == 0 {
+            return;
         }
         // Held: wait for an even version without writing, then try again. (Under loom, a
         // relaxed load may keep returning the old odd version; the next `fetch_or` reads the
@@ -266,26 +273,22 @@ pub(super) fn unchanged(stripes: (&Stripe, &Stripe), versions: (u64, u64)) -> bo
 /// of moves with the item's.
 const FEW: usize = 8;
 
-/// The stripes a writer holds, sorted and distinct, with the odd version each has while held;
-/// [`FEW`] or fewer without allocating.
+/// A stripe's number: 16 bits hold every one ([`MAX_STRIPES`]), so that a set of [`FEW`] is
+/// copied in two words as a guard is built and moved.
+pub(crate) type StripeIndex = u16;
+
+const _: () = assert!(MAX_STRIPES <= 1 << StripeIndex::BITS);
+
+/// The stripes a writer holds, sorted and distinct; [`FEW`] or fewer without allocating.
 pub(crate) enum StripeSet {
-    Few([(usize, u64); FEW], usize),
-    Many(Vec<(usize, u64)>),
+    Few([StripeIndex; FEW], usize),
+    Many(Vec<StripeIndex>),
 }
 
-impl AsRef<[(usize, u64)]> for StripeSet {
-    fn as_ref(&self) -> &[(usize, u64)] {
+impl AsRef<[StripeIndex]> for StripeSet {
+    fn as_ref(&self) -> &[StripeIndex] {
         match self {
             StripeSet::Few(few, count) => &few[..*count],
-            StripeSet::Many(many) => many,
-        }
-    }
-}
-
-impl AsMut<[(usize, u64)]> for StripeSet {
-    fn as_mut(&mut self) -> &mut [(usize, u64)] {
-        match self {
-            StripeSet::Few(few, count) => &mut few[..*count],
             StripeSet::Many(many) => many,
         }
     }
@@ -322,7 +325,7 @@ impl WriteGuard<'_> {
     /// which no other thread writes meanwhile (under loom, a read-modify-write: see
     /// `table::atomic`'s `replace_bits`).
     pub(crate) fn count_items(&self, delta: isize) {
-        add_items(&self.shared.stripes[self.stripes.as_ref()[0].0].items, delta);
+        add_items(&self.shared.stripes[usize::from(self.stripes.as_ref()[0])].items, delta);
     }
 }
 
@@ -371,8 +374,10 @@ impl Drop for WriteGuard<'_> {
             // Release: a reader that sees the movers' count back down sees every store before it.
             self.shared.moves.fetch_sub(MOVER, Ordering::Release);
         }
-        for &(stripe, odd) in self.stripes.as_ref().iter().rev() {
-            release(&self.shared.stripes[stripe].version, odd);
+        for &stripe in self.stripes.as_ref().iter().rev() {
+            // Odd, and only this writer writes it: it reads back as this writer left it.
+            let version = &self.shared.stripes[usize::from(stripe)].version;
+            release(version, version.load(Ordering::Relaxed));
         }
     }
 }

@@ -4,7 +4,7 @@
 use super::shared_table::SharedTable;
 use super::stripes::WriteGuard;
 use crate::batch::Located;
-use crate::cuckoo::{InsertTarget, Path, PathSearch};
+use crate::cuckoo::{InsertTarget, Path, PathSearch, Settled};
 use crate::table::Table;
 use crate::table::atomic::AtomicBytes;
 
@@ -41,6 +41,22 @@ impl Writer<'_> {
     pub(super) const UNIQUE: InsertKind = InsertKind { unique: true, both_full: false };
 }
 
+impl<'a> Writer<'a> {
+    /// Under locks that hold both of the item's buckets: `Some(false)` if `unique` and the item
+    /// is present; `Some(true)` once the emptier bucket with room took the fingerprint; `None` if
+    /// both are full.
+    fn store_if_room(held: &mut Held<'a>, located @ (fingerprint, b1, b2): Located) -> Option<bool> {
+        let mut table = held.guard.table();
+        if held.unique && table.contains_located(|| located) {
+            return Some(false);
+        }
+        let (bucket, slot) = table.free_slot_in_emptier(b1, b2)?;
+        table.set(bucket, slot, fingerprint);
+        held.guard.count_items(1);
+        Some(true)
+    }
+}
+
 /// A [`Writer`]'s hold on a path's buckets and the item's: their stripes' locks.
 pub(super) struct Held<'a> {
     guard: WriteGuard<'a>,
@@ -70,26 +86,30 @@ impl<'a> InsertTarget for Writer<'a> {
     }
 
     #[inline(always)]
-    fn hold(&mut self, buckets: impl Iterator<Item = usize>) -> Held<'a> {
+    fn hold(&mut self, buckets: &[usize]) -> Held<'a> {
         Held { guard: self.shared.lock_many(buckets), unique: self.kind.unique }
     }
 
-    /// Under locks that hold both of the item's buckets: `Some(false)` if `unique` and the item
-    /// is present; `Some(true)` once the emptier bucket with room took the fingerprint; `None` if
-    /// both are full.
-    fn store_if_room(held: &mut Held<'a>, located @ (fingerprint, b1, b2): Located) -> Option<bool> {
-        let mut table = held.guard.table();
-        if held.unique && table.contains_located(|| located) {
-            return Some(false);
+    /// An add-if-absent insert looks for its item under the locks first, so that of several
+    /// threads adding it at once one does. Otherwise the path is checked first: it is still valid
+    /// unless another writer changed one of its buckets, so most inserts need nothing else. Only
+    /// when it is not is a slot of the item's buckets freed meanwhile taken instead (applying a
+    /// valid path when such a slot exists is correct too, only more writes).
+    fn settle(held: &mut Held<'a>, search: &PathSearch, path: Path, located: Located) -> Settled {
+        if held.unique
+            && let Some(added) = Self::store_if_room(held, located)
+        {
+            return Settled::Done(added);
         }
-        let (bucket, slot) = table.free_slot_in_emptier(b1, b2)?;
-        table.set(bucket, slot, fingerprint);
-        held.guard.count_items(1);
-        Some(true)
-    }
-
-    fn is_valid(held: &Held<'a>, search: &PathSearch, path: Path) -> bool {
-        search.is_valid(&held.guard.table(), path)
+        if search.is_valid(&held.guard.table(), path) {
+            return Settled::Apply;
+        }
+        if !held.unique
+            && let Some(added) = Self::store_if_room(held, located)
+        {
+            return Settled::Done(added);
+        }
+        Settled::SearchAgain
     }
 
     fn apply(held: &mut Held<'a>, search: &PathSearch, path: Path, fingerprint: u32) {

@@ -7,7 +7,7 @@
 
 use std::hint::black_box;
 
-use crate::growth::profile::{InsertProfile, bits_per_item, nanos};
+use crate::growth::profile::{TimedFill, bits_per_item, nanos};
 use crate::timing::Clock;
 use crate::workload::Key;
 
@@ -68,20 +68,20 @@ pub trait Contender<K: Key> {
 
     /// Inserts `keys` one at a time, each insert timed on its own by `clock`, and after the
     /// `size`-th insert for each `size` in `sizes` samples [`memory_bytes`](Self::memory_bytes)
-    /// (outside the timed calls): the growth benchmark's slowest inserts and bits per item by size.
-    fn insert_profiled(&mut self, keys: &[K], clock: Clock, sizes: &[usize]) -> InsertProfile {
-        let mut times = Vec::with_capacity(keys.len());
+    /// (outside the timed calls): one fill of the growth benchmark's per-insert figures.
+    fn insert_timed(&mut self, keys: &[K], clock: Clock, sizes: &[usize]) -> TimedFill {
+        let mut times_ns = Vec::with_capacity(keys.len());
         let mut bits_at = Vec::with_capacity(sizes.len());
         let mut failed = 0;
         for (i, key) in keys.iter().enumerate() {
             let (elapsed, refused) = clock.time(|| self.insert_all(std::slice::from_ref(key)));
-            times.push(nanos(elapsed));
+            times_ns.push(nanos(elapsed));
             failed += refused.len();
             if sizes.contains(&(i + 1)) {
                 bits_at.push((i + 1, bits_per_item(self.memory_bytes(), i + 1)));
             }
         }
-        InsertProfile::new(&mut times, bits_at, failed)
+        TimedFill { times_ns, bits_at, failed }
     }
 
     /// Removes one copy of each key; returns how many were not found, or `None` if the filter

@@ -36,21 +36,24 @@ pub(crate) fn render(
         cli.clock.describe()
     );
     out.push_str(
-        "| filter | insert ns | slowest insert µs | p99.9 insert µs | lookup 0% ns | lookup 50% ns | \
+        "| filter | insert ns | slowest insert µs | slowest in each fill µs | p99.9 insert µs | lookup 0% ns | lookup 50% ns | \
          lookup 100% ns | delete ns | bits/item | bits/item averaged | FPR | false neg. | kept keys lost \
          by deletes | failed deletes | configuration |\n",
     );
-    out.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    out.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     let profile = |row: Row| profiles[ROWS.iter().position(|&r| r == row).expect("a row")].as_ref();
     for m in results {
         let row = Row::of(m.kind);
         let p = profile(row);
         let _ = writeln!(
             out,
-            "| {} | {:.1} | {} | {} | {:.1} | {:.1} | {:.1} | {} | {:.2} | {} | {:.4}% | {} | {} | {} | {} |",
+            "| {} | {:.1} | {} | {} | {} | {:.1} | {:.1} | {:.1} | {} | {:.2} | {} | {:.4}% | {} | {} | {} | {} |",
             row.label(),
             m.insert_ns,
             micros(p.map(|p| p.max_ns)),
+            p.map_or("-".to_string(), |p| {
+                p.fill_max_ns.iter().map(|&ns| micros(Some(ns))).collect::<Vec<_>>().join(", ")
+            }),
             micros(p.map(|p| p.p999_ns)),
             m.lookup_ns[0],
             m.lookup_ns[1],
@@ -69,14 +72,19 @@ pub(crate) fn render(
     let _ = writeln!(
         out,
         "\nInsert ns is the amortized time of the timed fill. The slowest insert and the 99.9th \
-         percentile come from a second fill of each one-by-one row with every insert timed on its \
-         own ({}); each includes the clock's own cost, {} ns (median of 10,001 readings around \
-         nothing, this run). Batched rows \
+         percentile come from {} further fills of each one-by-one row with every insert timed on \
+         its own ({}), each insert's time its least over those fills: the same keys give every \
+         fill the same work, and the least leaves out the pauses the machine adds (on a shared \
+         virtual machine a thread is stopped for a millisecond or more now and then, and its CPU \
+         clock runs on). The slowest insert of each fill on its own is shown beside it. Each time \
+         includes the clock's own cost, {} ns (median of 10,001 readings around nothing, this \
+         run). Batched rows \
          insert in batches and have no per-insert figures. Bits/item averaged: the mean of the bits \
          per item when the filter held {} items (memory_bytes() sampled during that fill); for the \
          pre-sized CuckooFilter, the mean over filters pre-sized for each of those sizes (what a \
          user who knew the size would hold; the filter sized for all keys would count its empty \
          table at the small sizes).",
+        cli.insert_fills.max(1),
         cli.clock.describe(),
         clock_cost_ns(cli.clock, 10_001),
         if sizes_text.is_empty() {

@@ -32,16 +32,14 @@ pub(super) struct InsertKind {
     both_full: bool,
 }
 
-impl Writer<'_> {
+impl<'a> Writer<'a> {
     /// An insert whose first step holds both buckets.
     pub(super) const ANY: InsertKind = InsertKind { unique: false, both_full: false };
     /// An insert whose unlocked read found both buckets full.
     pub(super) const AFTER_BOTH_FULL: InsertKind = InsertKind { unique: false, both_full: true };
     /// An add-if-absent insert.
     pub(super) const UNIQUE: InsertKind = InsertKind { unique: true, both_full: false };
-}
 
-impl<'a> Writer<'a> {
     /// Under locks that hold both of the item's buckets: `Some(false)` if `unique` and the item
     /// is present; `Some(true)` once the emptier bucket with room took the fingerprint; `None` if
     /// both are full.

@@ -51,13 +51,10 @@ pub(crate) struct Path {
 #[derive(Debug, Default)]
 pub(crate) struct PathSearch {
     queue: Vec<Node>,
-    /// The buckets of the last path found and the item's two, for a writer to hold (see
-    /// [`held_buckets`](Self::held_buckets)).
-    held: Vec<usize>,
 }
 
 impl Clone for PathSearch {
-    /// The queue and the held buckets are scratch space: a clone starts with its own, empty.
+    /// The queue is scratch space: a clone starts with its own, empty.
     fn clone(&self) -> Self {
         PathSearch::default()
     }
@@ -83,9 +80,9 @@ pub(crate) trait InsertTarget {
     fn first_step(&mut self, located: Located) -> Option<bool>;
     /// The table the path search reads (for a shared table, without locks: a path may be stale).
     fn table(&self) -> &Table<Self::Read>;
-    /// Holds `buckets`, a path's and the item's two, for writing (empty where not
-    /// [`SHARED`](Self::SHARED): nothing else writes to the table).
-    fn hold(&mut self, buckets: &[usize]) -> Self::Hold<'_>;
+    /// Holds the buckets of `path`, which `search` found, and the item's two, `roots`, for
+    /// writing ([`PathSearch::path_buckets`] lists them).
+    fn hold(&mut self, search: &PathSearch, path: Path, roots: (usize, usize)) -> Self::Hold<'_>;
     /// Under `hold`, what to do with `path`, found by a search that held nothing. Needed only
     /// where [`SHARED`](Self::SHARED): elsewhere nothing wrote to the table since the first step
     /// and the search, so the answer is always [`Settled::Apply`].
@@ -146,7 +143,7 @@ impl InsertTarget for Table {
     }
 
     #[inline(always)]
-    fn hold(&mut self, _buckets: &[usize]) -> &mut Table {
+    fn hold(&mut self, _: &PathSearch, _: Path, _: (usize, usize)) -> &mut Table {
         self
     }
 
@@ -162,10 +159,9 @@ impl InsertTarget for Table {
 }
 
 impl PathSearch {
-    /// Bytes of the buffers kept between searches.
+    /// Bytes of the queue's buffer, kept between searches.
     pub(crate) fn memory_bytes(&self) -> usize {
         self.queue.capacity() * std::mem::size_of::<Node>()
-            + self.held.capacity() * std::mem::size_of::<usize>()
     }
 
     /// The insert's second part, once its first step found both of the item's buckets full:
@@ -198,8 +194,7 @@ impl PathSearch {
     ) -> Option<bool> {
         loop {
             let path = self.search(target.table(), (b1, b2), limit)?;
-            let buckets = if T::SHARED { self.held_buckets(path, (b1, b2)) } else { &[] };
-            let mut hold = target.hold(buckets);
+            let mut hold = target.hold(self, path, (b1, b2));
             if T::SHARED {
                 match T::settle(&mut hold, self, path, located) {
                     Settled::Done(added) => return Some(added),
@@ -341,17 +336,17 @@ impl PathSearch {
     }
 
     /// The buckets a path reads and writes, its target then each node's back to a root, and the
-    /// item's two `roots`: what a writer holds to apply it. In a buffer kept between inserts:
-    /// an iterator over the path, which the stripes' lock then consumed, cost more than the
-    /// locks it took.
-    fn held_buckets(&mut self, path: Path, (b1, b2): (usize, usize)) -> &[usize] {
-        self.held.clear();
-        self.held.extend([b1, b2, path.target]);
+    /// item's two `roots`, into `buckets` (emptied first): what a writer holds to apply it. A
+    /// buffer the caller keeps between inserts: an iterator over the path, which the stripes'
+    /// lock then consumed, cost more than the locks it took.
+    pub(crate) fn path_buckets(&self, path: Path, (b1, b2): (usize, usize), buckets: &mut Vec<usize>) {
+        buckets.clear();
+        buckets.extend([b1, b2, path.target]);
         let mut node = self.queue[path.end];
         loop {
-            self.held.push(node.bucket);
+            buckets.push(node.bucket);
             if node.parent == ROOT {
-                return &self.held;
+                return;
             }
             node = self.queue[node.parent as usize];
         }

@@ -48,8 +48,9 @@ use shared_table::SharedTable;
 use writer::{InsertKind, Writer};
 
 thread_local! {
-    /// Each thread's path search, kept between the inserts it makes into any concurrent filter.
-    static SEARCH: RefCell<PathSearch> = RefCell::default();
+    /// Each thread's path search and its list of a path's buckets to hold, kept between the
+    /// inserts it makes into any concurrent filter.
+    static SEARCH: RefCell<(PathSearch, Vec<usize>)> = RefCell::default();
 }
 
 /// A cuckoo filter shared between threads: `Send + Sync`, every operation through `&self`,
@@ -388,20 +389,23 @@ impl ConcurrentFilter {
     /// shares ([`cuckoo::insert`]), through the stripes' locks ([`Writer`]). From one thread this
     /// is exactly [`CuckooFilter`]'s insert.
     ///
-    /// The search's queue is the calling thread's, kept between its inserts as a
-    /// [`CuckooFilter`] keeps its own: built anew for each insert, it was allocated and grown
-    /// again by every insert that searched.
+    /// The search's queue and the list of a path's buckets are the calling thread's, kept
+    /// between its inserts as a [`CuckooFilter`] keeps its queue: built anew for each insert,
+    /// they were allocated and grown again by every insert that searched.
     fn insert_located(&self, located: Located, kind: InsertKind) -> Result<bool, InsertError> {
-        let mut writer = Writer { shared: &self.shared, kind };
         let limit = self.config.eviction_limit;
+        let insert = |(search, buckets): &mut (PathSearch, Vec<usize>)| {
+            let mut writer = Writer { shared: &self.shared, kind, buckets };
+            cuckoo::insert(&mut writer, || search, located, limit)
+        };
         let added = SEARCH
-            .try_with(|search| match search.try_borrow_mut() {
-                Ok(mut search) => cuckoo::insert(&mut writer, || &mut *search, located, limit),
+            .try_with(|scratch| match scratch.try_borrow_mut() {
+                Ok(mut scratch) => insert(&mut scratch),
                 // Unreachable (an insert does not run inside another), but harmless.
-                Err(_) => cuckoo::insert(&mut writer, PathSearch::default, located, limit),
+                Err(_) => insert(&mut Default::default()),
             })
-            // While the thread's locals are destroyed: a queue of its own.
-            .unwrap_or_else(|_| cuckoo::insert(&mut writer, PathSearch::default, located, limit));
+            // While the thread's locals are destroyed: scratch space of its own.
+            .unwrap_or_else(|_| insert(&mut Default::default()));
         added.ok_or_else(|| InsertError::no_path(self.count_located(located), self.config.bucket_size))
     }
 

@@ -20,6 +20,9 @@ use crate::table::atomic::AtomicBytes;
 pub(super) struct Writer<'a> {
     pub(super) shared: &'a SharedTable,
     pub(super) kind: InsertKind,
+    /// Where the buckets of a path to hold are listed (a buffer the thread keeps between
+    /// inserts).
+    pub(super) buckets: &'a mut Vec<usize>,
 }
 
 /// What an insert through a [`Writer`] is, and what it knows already.
@@ -84,8 +87,9 @@ impl<'a> InsertTarget for Writer<'a> {
     }
 
     #[inline(always)]
-    fn hold(&mut self, buckets: &[usize]) -> Held<'a> {
-        Held { guard: self.shared.lock_many(buckets), unique: self.kind.unique }
+    fn hold(&mut self, search: &PathSearch, path: Path, roots: (usize, usize)) -> Held<'a> {
+        search.path_buckets(path, roots, self.buckets);
+        Held { guard: self.shared.lock_many(self.buckets), unique: self.kind.unique }
     }
 
     /// An add-if-absent insert looks for its item under the locks first, so that of several

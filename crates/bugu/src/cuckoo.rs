@@ -93,6 +93,7 @@ pub(crate) trait InsertTarget {
 
 /// What an insert that found a path without holding anything does once it holds the path's buckets
 /// ([`InsertTarget::settle`]).
+#[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Settled {
     /// The insert is over, without the path: `true` if the fingerprint was stored (in a slot of
     /// the item's buckets freed meanwhile), `false` if an add-if-absent insert found its item.

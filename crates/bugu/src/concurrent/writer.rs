@@ -120,3 +120,115 @@ impl<'a> InsertTarget for Writer<'a> {
         held.guard.count_items(1);
     }
 }
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::table::Geometry;
+
+    /// A shared table of 256 buckets whose item (located from a fixed hash) has both buckets
+    /// full of other fingerprints, so that its insert must move one: the table, the item, and
+    /// a path the search found.
+    fn both_buckets_full() -> (SharedTable, Located, PathSearch, Path) {
+        let geometry = Geometry { buckets: 256, slots: 4, bits: 12, semi_sorted: false };
+        let shared = SharedTable::empty(geometry).unwrap();
+        let located @ (fingerprint, b1, b2) = shared.racy().addressing().locate(0x1234_5678_9abc_def0);
+        assert_ne!(b1, b2);
+        let others = (1..).filter(|&other| other != fingerprint);
+        let guard = shared.lock_two(b1, b2);
+        for ((bucket, slot), other) in
+            [b1, b2].into_iter().flat_map(|b| (0..4).map(move |s| (b, s))).zip(others)
+        {
+            guard.table().set(bucket, slot, other);
+        }
+        drop(guard);
+        let mut search = PathSearch::default();
+        let path = search.search(shared.racy(), (b1, b2), 100).expect("the rest of the table is empty");
+        (shared, located, search, path)
+    }
+
+    fn writer_of<'a>(shared: &'a SharedTable, kind: InsertKind, buckets: &'a mut Vec<usize>) -> Writer<'a> {
+        Writer { shared, kind, buckets }
+    }
+
+    #[test]
+    fn a_path_still_valid_is_applied() {
+        let (shared, located, search, path) = both_buckets_full();
+        let mut buckets = Vec::new();
+        let mut writer = writer_of(&shared, Writer::AFTER_BOTH_FULL, &mut buckets);
+        let mut held = writer.hold(&search, path, (located.1, located.2));
+        assert_eq!(Writer::settle(&mut held, &search, path, located), Settled::Apply);
+        Writer::apply(&mut held, &search, path, located.0);
+        drop(held);
+        assert!(shared.contains_located(located));
+        assert_eq!(shared.items(), 1);
+    }
+
+    #[test]
+    fn a_stale_path_takes_a_slot_freed_meanwhile_or_searches_again() {
+        let (shared, located @ (fingerprint, b1, b2), search, path) = both_buckets_full();
+        // Another writer fills every other bucket: the path's free slot is taken.
+        let guard = shared.lock_all();
+        for bucket in (0..256).filter(|&bucket| bucket != b1 && bucket != b2) {
+            for slot in 0..4 {
+                guard.table().set(bucket, slot, 7);
+            }
+        }
+        drop(guard);
+        let mut buckets = Vec::new();
+        let mut writer = writer_of(&shared, Writer::AFTER_BOTH_FULL, &mut buckets);
+        let mut held = writer.hold(&search, path, (b1, b2));
+        assert_eq!(Writer::settle(&mut held, &search, path, located), Settled::SearchAgain);
+        drop(held);
+        assert!(!shared.contains_located(located));
+        // Another writer removes a fingerprint from the item's second bucket: the slot is taken.
+        shared.lock_two(b1, b2).table().set(b2, 3, 0);
+        let mut held = writer.hold(&search, path, (b1, b2));
+        assert_eq!(Writer::settle(&mut held, &search, path, located), Settled::Done(true));
+        drop(held);
+        assert_eq!(shared.racy().get(b2, 3), fingerprint);
+        assert_eq!(shared.items(), 1);
+    }
+
+    #[test]
+    fn an_add_if_absent_insert_looks_for_its_item_first() {
+        let (shared, located @ (fingerprint, b1, b2), search, path) = both_buckets_full();
+        // Another writer stored the same fingerprint meanwhile, in a slot the path does not move.
+        let guard = shared.lock_two(b1, b2);
+        let unmoved =
+            [b1, b2].into_iter().flat_map(|b| (0..4).map(move |s| (b, s))).find(|&(bucket, slot)| {
+                let before = guard.table().get(bucket, slot);
+                guard.table().set(bucket, slot, fingerprint);
+                let valid = search.is_valid(shared.racy(), path);
+                if !valid {
+                    guard.table().set(bucket, slot, before);
+                }
+                valid
+            });
+        assert!(unmoved.is_some(), "a path moves one fingerprint out of the item's buckets");
+        drop(guard);
+        let mut buckets = Vec::new();
+        let mut writer = writer_of(&shared, Writer::UNIQUE, &mut buckets);
+        let mut held = writer.hold(&search, path, (b1, b2));
+        assert_eq!(Writer::settle(&mut held, &search, path, located), Settled::Done(false));
+        drop(held);
+        // A plain insert applies the same path instead.
+        let mut writer = writer_of(&shared, Writer::AFTER_BOTH_FULL, &mut buckets);
+        let mut held = writer.hold(&search, path, (b1, b2));
+        assert_eq!(Writer::settle(&mut held, &search, path, located), Settled::Apply);
+    }
+
+    #[test]
+    fn the_held_stripes_are_the_path_s_and_the_item_s() {
+        let (shared, (_, b1, b2), search, path) = both_buckets_full();
+        let mut listed = Vec::new();
+        search.path_buckets(path, (b1, b2), &mut listed);
+        assert_eq!(&listed[..2], [b1, b2]);
+        assert!(listed.len() >= 4, "a target, at least one node, and the roots: {listed:?}");
+        let mut buckets = Vec::new();
+        let mut writer = writer_of(&shared, Writer::AFTER_BOTH_FULL, &mut buckets);
+        let held = writer.hold(&search, path, (b1, b2));
+        drop(held);
+        assert_eq!(buckets, listed);
+    }
+}

@@ -170,10 +170,9 @@ impl PathSearch {
     /// item's, and applies the path, which stores the fingerprint. Where other writers change the
     /// table meanwhile ([`InsertTarget::SHARED`]), the target settles the path under its hold
     /// ([`InsertTarget::settle`]): applied if still valid, else replaced by a slot freed
-    /// meanwhile or searched again. `Some(added)`, or
-    /// `None`, with the table unchanged, when no path exists among the first `limit` buckets
-    /// searched. Out of line: inlined, the search made every insert save and restore six
-    /// registers.
+    /// meanwhile or searched again. `Some(added)`, or `None`, with the table unchanged, when no
+    /// path exists among the first `limit` buckets searched. Out of line: inlined, the search
+    /// made every insert save and restore six registers.
     #[inline(never)]
     pub(crate) fn insert_by_moves<T: InsertTarget>(
         &mut self,

@@ -361,10 +361,7 @@ impl StripeGuard<'_> {
 impl Drop for StripeGuard<'_> {
     #[inline(always)]
     fn drop(&mut self) {
-        // The version is odd and only this writer writes it, so it reads back as this writer
-        // left it (cached: it was just written).
-        let version = &self.stripe.version;
-        release(version, version.load(Ordering::Relaxed));
+        release(&self.stripe.version);
     }
 }
 
@@ -375,26 +372,22 @@ impl Drop for WriteGuard<'_> {
             self.shared.moves.fetch_sub(MOVER, Ordering::Release);
         }
         for &stripe in self.stripes.as_ref().iter().rev() {
-            // Odd, and only this writer writes it: it reads back as this writer left it.
-            let version = &self.shared.stripes[usize::from(stripe)].version;
-            release(version, version.load(Ordering::Relaxed));
+            release(&self.shared.stripes[usize::from(stripe)].version);
         }
     }
 }
 
-/// Releases a stripe whose version the caller set to `odd`: the next even version, with release
-/// ordering. Only the holder writes a held version, so a store does; under loom, a read-modify-write
-/// with the same effect, since loom lets a waiting writer's spinning reads keep returning the old
-/// value of a plain store without bound (its models then never end).
+/// Releases a stripe the caller holds: the next even version, with release ordering. The
+/// version is odd and only the holder writes it, so it reads back as the holder left it (cached:
+/// it was just written), and a store of the next one does; under loom, a read-modify-write with
+/// the same effect, since loom lets a waiting writer's spinning reads keep returning the old value
+/// of a plain store without bound (its models then never end).
 #[inline(always)]
-fn release(version: &AtomicU64, odd: u64) {
+fn release(version: &AtomicU64) {
     #[cfg(not(loom))]
-    version.store(odd + 1, Ordering::Release);
+    version.store(version.load(Ordering::Relaxed) + 1, Ordering::Release);
     #[cfg(loom)]
-    {
-        let _ = odd;
-        version.fetch_add(1, Ordering::Release);
-    }
+    version.fetch_add(1, Ordering::Release);
 }
 
 /// Backing off while another thread holds what we wait for: spin briefly, then yield.

@@ -136,15 +136,18 @@ mod tests {
         assert_ne!(b1, b2);
         let others = (1..).filter(|&other| other != fingerprint);
         let guard = shared.lock_two(b1, b2);
-        for ((bucket, slot), other) in
-            [b1, b2].into_iter().flat_map(|b| (0..4).map(move |s| (b, s))).zip(others)
-        {
+        for ((bucket, slot), other) in item_slots(b1, b2).zip(others) {
             guard.table().set(bucket, slot, other);
         }
         drop(guard);
         let mut search = PathSearch::default();
         let path = search.search(shared.racy(), (b1, b2), 100).expect("the rest of the table is empty");
         (shared, located, search, path)
+    }
+
+    /// Every slot of the item's two buckets, `(bucket, slot)`.
+    fn item_slots(b1: usize, b2: usize) -> impl Iterator<Item = (usize, usize)> {
+        [b1, b2].into_iter().flat_map(|bucket| (0..4).map(move |slot| (bucket, slot)))
     }
 
     fn writer_of<'a>(shared: &'a SharedTable, kind: InsertKind, buckets: &'a mut Vec<usize>) -> Writer<'a> {
@@ -195,16 +198,15 @@ mod tests {
         let (shared, located @ (fingerprint, b1, b2), search, path) = both_buckets_full();
         // Another writer stored the same fingerprint meanwhile, in a slot the path does not move.
         let guard = shared.lock_two(b1, b2);
-        let unmoved =
-            [b1, b2].into_iter().flat_map(|b| (0..4).map(move |s| (b, s))).find(|&(bucket, slot)| {
-                let before = guard.table().get(bucket, slot);
-                guard.table().set(bucket, slot, fingerprint);
-                let valid = search.is_valid(shared.racy(), path);
-                if !valid {
-                    guard.table().set(bucket, slot, before);
-                }
-                valid
-            });
+        let unmoved = item_slots(b1, b2).find(|&(bucket, slot)| {
+            let before = guard.table().get(bucket, slot);
+            guard.table().set(bucket, slot, fingerprint);
+            let valid = search.is_valid(shared.racy(), path);
+            if !valid {
+                guard.table().set(bucket, slot, before);
+            }
+            valid
+        });
         assert!(unmoved.is_some(), "a path moves one fingerprint out of the item's buckets");
         drop(guard);
         let mut buckets = Vec::new();

@@ -1,5 +1,5 @@
-//! `bugu_expanding`: a filter that grows in one table as items arrive (a preview: a lookup reads
-//! two buckets at any size, and removal is exact). The one place that names the Rust type it
+//! `bugu_expanding`: a filter that grows in one table as items arrive (a lookup reads two
+//! buckets at any size, and removal is exact). The one place that names the Rust type it
 //! wraps ([`Inner`]). Not for concurrent use: calls on one handle must not overlap (queries may
 //! overlap each other).
 

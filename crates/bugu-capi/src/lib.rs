@@ -1,6 +1,6 @@
 //! A C library over bugu: `bugu_filter` (fixed size, every function safe from many threads),
 //! `bugu_growable` (grows without the original keys, a chain of tables) and `bugu_expanding`
-//! (grows in one table, a preview). The header `include/bugu.h` is generated
+//! (grows in one table). The header `include/bugu.h` is generated
 //! from this crate by cbindgen; `include/cuckoo_filter.h` offers the common `cf_*` shape over it.
 //! Details: `docs/c.md` in the repository.
 //!

@@ -29,8 +29,8 @@ pub struct TimedFill {
     pub failed: usize,
 }
 
-/// What the insert-by-insert fills measured.
-#[derive(Debug, Clone, PartialEq)]
+/// What the insert-by-insert fills measured (all zero and empty for no fill).
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct InsertProfile {
     /// The slowest single insert, in ns, each insert timed by its least time over the fills.
     pub max_ns: u64,
@@ -50,15 +50,7 @@ impl InsertProfile {
     /// fills hold the same items), the failures the most any fill had.
     pub fn from_fills(fills: impl IntoIterator<Item = TimedFill>) -> Self {
         let mut fills = fills.into_iter();
-        let Some(first) = fills.next() else {
-            return InsertProfile {
-                max_ns: 0,
-                p999_ns: 0,
-                fill_max_ns: Vec::new(),
-                bits_at: Vec::new(),
-                failed: 0,
-            };
-        };
+        let Some(first) = fills.next() else { return InsertProfile::default() };
         let slowest = |times: &[u64]| times.iter().copied().max().unwrap_or(0);
         let mut fill_max_ns = vec![slowest(&first.times_ns)];
         let TimedFill { times_ns: mut least, bits_at, mut failed } = first;

@@ -31,7 +31,7 @@ use crate::table::{AllocFailed, Kind, PipelinedInserts, Table, default_kind_or_a
 ///   persistent format, such as a memory-mapped file, opened without copying.
 ///
 /// ```
-/// use bugu::{CuckooFilter, CuckooFilterIn, CuckooView, Filter, FilterMut};
+/// use bugu::{CuckooFilter, CuckooFilterIn, CuckooView, Filter, FilterMut, Persist};
 ///
 /// /// Works for an owned filter and a view alike.
 /// fn describe<S: AsRef<[u8]>>(filter: &CuckooFilterIn<S>) -> String {
@@ -223,7 +223,7 @@ impl<S: AsRef<[u8]>> CuckooFilterIn<S> {
     /// otherwise. The flag is kept through saving and loading.
     ///
     /// ```
-    /// use bugu::{CuckooFilter, Filter, FilterMut};
+    /// use bugu::{CuckooFilter, Filter, FilterMut, Persist};
     /// let mut filter = CuckooFilter::new(100)?;
     /// filter.insert_unique("a")?;
     /// assert!(!filter.has_skipped_inserts());

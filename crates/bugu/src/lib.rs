@@ -94,7 +94,7 @@
 //! `Read`, as files saved atomically, or queried in place through a zero-copy [`CuckooView`].
 //!
 //! ```
-//! use bugu::{CuckooFilter, CuckooView, Filter, FilterMut, GrowableFilter};
+//! use bugu::{CuckooFilter, CuckooView, Filter, FilterMut, GrowableFilter, Persist};
 //!
 //! let mut filter = CuckooFilter::new(1_000)?;
 //! filter.insert("user_123")?;
@@ -151,7 +151,7 @@ pub use growable::{
 };
 pub use key::{Hashed, Key};
 pub use membership::{Filter, FilterMut};
-pub use persist::{CuckooView, ExpandingView, PersistError};
+pub use persist::{CuckooView, ExpandingView, Persist, PersistError};
 pub use sizing::FIT_FAILURE_BOUND;
 pub use stats::{Bucket, Stats};
 

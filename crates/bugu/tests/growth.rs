@@ -8,6 +8,7 @@
 //! cargo test --release -p bugu --test growth -- --ignored --nocapture
 //! ```
 
+use bugu::Persist;
 use bugu::{Filter, FilterMut, GrowableFilter, InsertError, Removal};
 
 /// Keys from here on are never inserted.

@@ -1,6 +1,7 @@
 //! Persistence of the growable filter (kind 2 of `docs/format.md`): round trips, golden files,
 //! hostile input.
 
+use bugu::Persist;
 use bugu::hash::HashFunction;
 use bugu::key::KeyEncoding;
 use bugu::persist::InvalidParameter;

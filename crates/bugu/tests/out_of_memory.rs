@@ -6,6 +6,7 @@
 //! 2^57 bytes, beyond every 64-bit address space), or in a child process run under an
 //! address-space limit (`ulimit -v`), which the kernel enforces whatever the overcommit policy.
 
+use bugu::Persist;
 use bugu::{
     ConfigError, CuckooFilter, CuckooView, Filter, FilterMut, GrowableConfigError, GrowableFilter,
     PersistError,

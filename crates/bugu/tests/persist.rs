@@ -1,5 +1,6 @@
 //! Persistence: round trips over every geometry, hostile and broken input, golden files.
 
+use bugu::Persist;
 use std::io::{self, Read};
 
 use bugu::hash::HashFunction;

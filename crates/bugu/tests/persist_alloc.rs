@@ -4,6 +4,7 @@
 
 #![cfg(target_os = "linux")]
 
+use bugu::Persist;
 use std::io::Read;
 
 use bugu::persist::{FORMAT_VERSION, FilterKind, MAGIC};

@@ -8,6 +8,7 @@
 
 #![cfg(unix)]
 
+use bugu::Persist;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

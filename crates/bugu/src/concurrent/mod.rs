@@ -27,9 +27,6 @@ mod writer;
 
 use std::cell::RefCell;
 use std::fmt;
-
-use std::io;
-use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::batch::{FAR_LOOKAHEAD, LOOKAHEAD, Located, answer_in_blocks, block_locator, in_blocks};
@@ -41,7 +38,6 @@ use crate::hash::Addressing;
 use crate::hash::HashFunction;
 use crate::key::{Key, KeyEncoding, Prehashed};
 use crate::membership::{Filter, item_updates};
-use crate::persist::PersistError;
 use crate::stats::Stats;
 use crate::table::{ANY_GEOMETRY, AllocFailed};
 use shared_table::SharedTable;
@@ -86,14 +82,14 @@ pub struct ConcurrentFilter {
     skipped_inserts: AtomicBool,
 }
 
-fn out_of_memory(failed: AllocFailed) -> ConfigError {
+pub(crate) fn out_of_memory(failed: AllocFailed) -> ConfigError {
     ConfigError::OutOfMemory { bytes: failed.bytes }
 }
 
 impl ConcurrentFilter {
     /// A shared copy of `filter`'s table; [`AllocFailed`] if it cannot be allocated (each public
     /// caller reports that in its own error type).
-    fn copy_of<S: AsRef<[u8]>>(filter: &CuckooFilterIn<S>) -> Result<Self, AllocFailed> {
+    pub(crate) fn copy_of<S: AsRef<[u8]>>(filter: &CuckooFilterIn<S>) -> Result<Self, AllocFailed> {
         let shared = SharedTable::copy_of(filter.table(), filter.checked_len())?;
         let skipped_inserts = AtomicBool::new(filter.has_skipped_inserts());
         Ok(ConcurrentFilter { config: *filter.config(), shared, skipped_inserts })
@@ -104,8 +100,13 @@ impl ConcurrentFilter {
         self.shared.racy().addressing()
     }
 
-    /// A [`CuckooFilter`] with a copy of the table as it is at one moment (writers wait).
-    fn snapshot(&self) -> Result<CuckooFilter, AllocFailed> {
+    /// The configuration, for the persistent form's sizes.
+    pub(crate) fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// A copy of the table as it is at one moment: writers wait while it is copied.
+    pub(crate) fn snapshot(&self) -> Result<CuckooFilter, AllocFailed> {
         let _quiet = self.shared.lock_all();
         let table = self.shared.copy_out()?;
         let filter = CuckooFilter::from_parts(self.config, table, self.shared.items(), true);
@@ -155,7 +156,7 @@ impl ConcurrentFilter {
     /// rehashed. [`ConfigError::OutOfMemory`] if the copy cannot be allocated.
     ///
     /// ```
-    /// use bugu::{ConcurrentFilter, CuckooFilter, Filter, FilterMut};
+    /// use bugu::{ConcurrentFilter, CuckooFilter, Filter, FilterMut, Persist};
     ///
     /// let mut filter = CuckooFilter::new(1_000)?;
     /// filter.insert("a")?;
@@ -173,35 +174,6 @@ impl ConcurrentFilter {
     /// allocated.
     pub fn to_filter(&self) -> Result<CuckooFilter, ConfigError> {
         self.snapshot().map_err(out_of_memory)
-    }
-
-    /// Saves the filter atomically as a [`CuckooFilter`] file (the bytes are the same), from a copy
-    /// taken as [`to_filter`](Self::to_filter) does.
-    ///
-    /// ```
-    /// use bugu::{ConcurrentFilter, CuckooFilter, Filter};
-    ///
-    /// let path = std::env::temp_dir().join(format!("bugu-concurrent-doc-{}.bugu", std::process::id()));
-    /// let filter = ConcurrentFilter::new(1_000)?;
-    /// filter.insert("apple")?;
-    /// filter.save(&path)?;
-    /// assert!(ConcurrentFilter::load(&path)?.contains("apple"));
-    /// assert!(CuckooFilter::load(&path)?.contains("apple"));
-    /// # std::fs::remove_file(&path)?;
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn save(&self, path: impl AsRef<Path>) -> io::Result<()> {
-        let filter = self
-            .snapshot()
-            .map_err(|failed| io::Error::new(io::ErrorKind::OutOfMemory, out_of_memory(failed)))?;
-        filter.save(path)
-    }
-
-    /// Loads a file saved by [`save`](Self::save) or by [`CuckooFilter::save`], validated as
-    /// [`CuckooFilter::load`] does, then copied into shared memory.
-    pub fn load(path: impl AsRef<Path>) -> Result<Self, PersistError> {
-        let filter = CuckooFilter::load(path)?;
-        ConcurrentFilter::copy_of(&filter).map_err(|failed| PersistError::OutOfMemory { bytes: failed.bytes })
     }
 
     /// Number of stored fingerprints (inserts minus successful removes), exact when no write is in

@@ -8,6 +8,7 @@ use proptest::prelude::*;
 use super::*;
 use crate::filter::tests::{Op, op, small_filter};
 use crate::membership::FilterMut;
+use crate::{Persist, PersistError};
 
 /// The table bytes of a concurrent filter, through the conversion.
 fn bytes_of(filter: &ConcurrentFilter) -> Vec<u8> {

@@ -1,3 +1,4 @@
+use crate::Persist;
 use std::collections::HashMap;
 
 use proptest::prelude::*;

@@ -404,7 +404,7 @@ impl GrowableFilter {
     /// through saving and loading.
     ///
     /// ```
-    /// use bugu::{FilterMut, GrowableFilter};
+    /// use bugu::{FilterMut, GrowableFilter, Persist};
     /// let mut filter = GrowableFilter::new(10)?;
     /// filter.insert_unique("a")?;
     /// filter.insert_unique("a")?;

@@ -2,6 +2,7 @@
 //! the filter's inserts, growth and removals (against an exact model, with proptest).
 
 use super::*;
+use crate::Persist;
 use crate::config::DEFAULT_EVICTION_LIMIT;
 use crate::error::{ConfigError, InsertError};
 use crate::filter::CuckooFilter;

@@ -12,7 +12,7 @@ use super::kind::FilterKind;
 /// the input proves necessary, whatever the bytes.
 ///
 /// ```
-/// use bugu::{CuckooFilter, PersistError};
+/// use bugu::{CuckooFilter, Persist, PersistError};
 ///
 /// let err = CuckooFilter::from_bytes(b"not a filter").unwrap_err();
 /// assert!(matches!(err, PersistError::BadMagic));
@@ -135,7 +135,7 @@ pub enum InvalidParameter {
     /// [`TableTooLarge`](ConfigError::TableTooLarge)).
     ///
     /// ```
-    /// use bugu::{ConfigError, CuckooFilter, PersistError};
+    /// use bugu::{ConfigError, CuckooFilter, Persist, PersistError};
     /// use bugu::persist::InvalidParameter;
     ///
     /// let mut bytes = CuckooFilter::new(10)?.to_bytes();

@@ -13,16 +13,15 @@
 //! ```
 
 use std::io::{self, Read, Write};
-use std::path::Path;
 
 use crate::expanding::{ExpandingFields, ExpandingFilter, MAX_STASH, StashedEntry};
 use crate::key::KeyEncoding;
 
 use super::error::{InvalidParameter, PersistError};
-use super::file::{open, save_atomically};
 use super::format::{CHECKSUM_LEN, Flags, HEADER_LEN, expect_kind};
 use super::kind::FilterKind;
-use super::reader::{Decoder, whole};
+use super::persistable::Persist;
+use super::reader::Decoder;
 use super::writer::Encoder;
 
 /// Bytes of the expanding filter's fields, after the header.
@@ -85,39 +84,29 @@ pub(super) fn invalid((field, value): (&'static str, u64)) -> PersistError {
     InvalidParameter::Expanding { field, value }.into()
 }
 
-impl ExpandingFilter {
-    /// The filter in the persistent format (kind 3 of `docs/format.md`).
-    ///
-    /// ```
-    /// use bugu::{ExpandingFilter, Filter, FilterMut};
-    ///
-    /// let mut filter = ExpandingFilter::new(100)?;
-    /// for i in 0..1_000u32 {
-    ///     filter.insert(&i)?;
-    /// }
-    /// let bytes = filter.to_bytes();
-    /// let copy = ExpandingFilter::from_bytes(&bytes)?;
-    /// assert_eq!(copy.stats().tail_histogram, filter.stats().tail_histogram);
-    /// assert!((0..1_000u32).all(|i| copy.contains(&i)));
-    /// assert_eq!(copy.to_bytes(), bytes);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let bytes = self
-            .encode_file(Vec::with_capacity(self.serialized_len()))
-            .expect("writing to a Vec cannot fail");
-        debug_assert_eq!(bytes.len(), self.serialized_len());
-        bytes
-    }
-
-    /// The length of [`to_bytes`](Self::to_bytes).
-    ///
-    /// ```
-    /// let filter = bugu::ExpandingFilter::new(1_000)?;
-    /// assert_eq!(filter.serialized_len(), filter.to_bytes().len());
-    /// # Ok::<(), bugu::expanding::ExpandingConfigError>(())
-    /// ```
-    pub fn serialized_len(&self) -> usize {
+/// Kind 3: the header, the fields, the stash, the buckets in use, the checksum. The buckets are
+/// streamed as they are; reading checks the checksum first, then every field and every bucket.
+///
+/// ```
+/// use bugu::{ExpandingFilter, Filter, FilterMut, Persist, PersistError};
+///
+/// let mut filter = ExpandingFilter::new(100)?;
+/// for i in 0..1_000u32 {
+///     filter.insert(&i)?;
+/// }
+/// let bytes = filter.to_bytes();
+/// assert_eq!(bytes.len(), filter.serialized_len());
+/// let copy = ExpandingFilter::from_bytes(&bytes)?;
+/// assert_eq!(copy.stats().tail_histogram, filter.stats().tail_histogram);
+/// assert!((0..1_000u32).all(|i| copy.contains(&i)));
+/// assert_eq!(copy.to_bytes(), bytes);
+///
+/// let cuckoo = bugu::CuckooFilter::new(10)?.to_bytes();
+/// assert!(matches!(ExpandingFilter::from_bytes(&cuckoo), Err(PersistError::WrongKind { .. })));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+impl Persist for ExpandingFilter {
+    fn serialized_len(&self) -> usize {
         let buckets: usize = self.bucket_bytes().map(<[u8]>::len).sum();
         HEADER_LEN
             + FIELDS_LEN
@@ -126,13 +115,7 @@ impl ExpandingFilter {
             + CHECKSUM_LEN
     }
 
-    /// Writes [`to_bytes`](Self::to_bytes) to `writer`, streaming the buckets without a second
-    /// copy. The writer is not flushed.
-    pub fn write_to<W: Write>(&self, writer: W) -> io::Result<()> {
-        self.encode_file(writer).map(drop)
-    }
-
-    fn encode_file<W: Write>(&self, writer: W) -> io::Result<W> {
+    fn write_to<W: Write>(&self, writer: W) -> io::Result<()> {
         let flags =
             Flags { key_encoding: KeyEncoding::Canonical, skipped_inserts: self.has_skipped_inserts() };
         let mut encoder = Encoder::new(writer, FilterKind::Expanding, flags)?;
@@ -150,61 +133,11 @@ impl ExpandingFilter {
             written += bytes.len();
         }
         encoder.write_all(&[0; 8][..written.next_multiple_of(8) - written])?;
-        encoder.finish()
+        encoder.finish().map(drop)
     }
 
-    /// Reads one expanding filter written by [`write_to`](Self::write_to) from a stream,
-    /// validating everything. Reading stops after the checksum.
-    pub fn read_from<R: Read>(reader: R) -> Result<Self, PersistError> {
-        Self::decode_file(reader, None).map(|(filter, _)| filter)
-    }
-
-    /// Reads an expanding filter from exactly the bytes of [`to_bytes`](Self::to_bytes).
-    ///
-    /// ```
-    /// use bugu::{ExpandingFilter, PersistError};
-    ///
-    /// let bytes = bugu::CuckooFilter::new(10)?.to_bytes();
-    /// assert!(matches!(ExpandingFilter::from_bytes(&bytes), Err(PersistError::WrongKind { .. })));
-    /// let mut bytes = ExpandingFilter::new(10)?.to_bytes();
-    /// bytes.push(0);
-    /// assert!(matches!(ExpandingFilter::from_bytes(&bytes), Err(PersistError::TrailingBytes(1))));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, PersistError> {
-        whole(Self::decode_file, bytes, bytes.len() as u64)
-    }
-
-    /// Saves the filter to `path` atomically (see [`CuckooFilter::save`](crate::CuckooFilter::save)).
-    ///
-    /// ```
-    /// use bugu::{ExpandingFilter, Filter, FilterMut};
-    ///
-    /// let path = std::env::temp_dir().join(format!("bugu-expanding-doc-{}", std::process::id()));
-    /// let mut filter = ExpandingFilter::new(10)?;
-    /// for i in 0..100u32 {
-    ///     filter.insert(&i)?;
-    /// }
-    /// filter.save(&path)?;
-    /// let loaded = ExpandingFilter::load(&path)?;
-    /// assert!((0..100u32).all(|i| loaded.contains(&i)));
-    /// # std::fs::remove_file(&path)?;
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn save(&self, path: impl AsRef<Path>) -> io::Result<()> {
-        save_atomically(path.as_ref(), |writer| self.write_to(writer))
-    }
-
-    /// Loads a filter saved by [`save`](Self::save), validating it as
-    /// [`from_bytes`](Self::from_bytes) does; the file's length bounds what is allocated.
-    pub fn load(path: impl AsRef<Path>) -> Result<Self, PersistError> {
-        let (reader, len) = open(path.as_ref())?;
-        whole(Self::decode_file, reader, len)
-    }
-
-    /// Reads and validates one expanding filter; also returns the bytes consumed.
-    fn decode_file<R: Read>(reader: R, available: Option<u64>) -> Result<(Self, u64), PersistError> {
-        let mut decoder = Decoder::new(reader, available);
+    fn read_counted<R: Read>(reader: R, len: Option<u64>) -> Result<(Self, u64), PersistError> {
+        let mut decoder = Decoder::new(reader, len);
         let (fields, stash, bucket_bytes) = decode_fields_and_stash(&mut decoder)?;
         let padded = decoder.read_bytes(padded(bucket_bytes)?, "buckets")?;
         let (buckets, zeros) = padded.split_at(bucket_bytes);

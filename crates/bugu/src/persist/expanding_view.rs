@@ -8,6 +8,7 @@ use crate::membership::Filter;
 
 use super::error::PersistError;
 use super::expanding::{check_padding, decode_fields_and_stash, invalid, padded};
+use super::persistable::Persist;
 use super::reader::Decoder;
 
 /// The bytes of a persisted [`ExpandingFilter`] (kind 3 of `docs/format.md`), queried in place:
@@ -18,7 +19,7 @@ use super::reader::Decoder;
 /// [`to_filter`](Self::to_filter).
 ///
 /// ```
-/// use bugu::{ExpandingFilter, ExpandingView, Filter, FilterMut};
+/// use bugu::{ExpandingFilter, ExpandingView, Filter, FilterMut, Persist};
 ///
 /// let mut filter = ExpandingFilter::new(100)?;
 /// for id in 0..5_000u64 {
@@ -45,7 +46,7 @@ impl<'a> ExpandingView<'a> {
     /// at a time, past its end into the padding and checksum that follow the buckets.
     ///
     /// ```
-    /// use bugu::{ExpandingFilter, ExpandingView, PersistError};
+    /// use bugu::{ExpandingFilter, ExpandingView, Persist, PersistError};
     ///
     /// let bytes = ExpandingFilter::new(10)?.to_bytes();
     /// assert!(ExpandingView::from_bytes(&bytes).is_ok());

@@ -26,6 +26,7 @@ use super::kind::FilterKind;
 /// characters.
 ///
 /// ```
+/// use bugu::Persist;
 /// let bytes = bugu::CuckooFilter::new(10)?.to_bytes();
 /// assert_eq!(bytes[..8], bugu::persist::MAGIC);
 /// # Ok::<(), bugu::ConfigError>(())
@@ -35,6 +36,7 @@ pub const MAGIC: [u8; 8] = *b"\x89BUGU\r\n\x1a";
 /// The format version this build writes, and the only one it reads.
 ///
 /// ```
+/// use bugu::Persist;
 /// let bytes = bugu::CuckooFilter::new(10)?.to_bytes();
 /// assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), bugu::persist::FORMAT_VERSION);
 /// # Ok::<(), bugu::ConfigError>(())
@@ -187,11 +189,6 @@ impl Section {
         Table::from_bytes(bytes, c.geometry()).ok_or(InvalidParameter::from(too_large).into())
     }
 
-    /// Bytes of the whole section: parameters, payload and tail.
-    pub(crate) fn section_len(&self) -> usize {
-        SECTION_PARAMS_LEN + self.payload_len + self.tail_len
-    }
-
     /// The parameter block.
     pub(crate) fn encode(&self) -> [u8; SECTION_PARAMS_LEN] {
         let c = &self.config;
@@ -272,6 +269,12 @@ impl Section {
 /// the next section's payload stays 8-byte aligned.
 pub(crate) fn tail_len(payload_len: usize) -> usize {
     (payload_len + PADDING).next_multiple_of(8) - payload_len
+}
+
+/// Bytes of a whole file holding one section whose table `config` describes.
+pub(crate) fn cuckoo_file_len_for(config: &Config) -> usize {
+    let payload_len = config.geometry().payload_len().expect("a built filter's table has a length");
+    HEADER_LEN + SECTION_PARAMS_LEN + payload_len + tail_len(payload_len) + CHECKSUM_LEN
 }
 
 /// Checks that the bytes after a payload are zero; `offset` is where they start in the input.

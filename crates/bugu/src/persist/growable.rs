@@ -11,7 +11,6 @@
 //! ```
 
 use std::io::{self, Read, Write};
-use std::path::Path;
 
 use crate::config::check_false_positive_rate;
 use crate::filter::CuckooFilter;
@@ -19,10 +18,10 @@ use crate::growable::{GrowableFilter, Growth, Tightening, check_growth_factor};
 use crate::membership::Filter;
 
 use super::error::{InvalidParameter, PersistError};
-use super::file::{open, save_atomically};
 use super::format::{Flags, HEADER_LEN, expect_kind};
 use super::kind::FilterKind;
-use super::reader::{Decoder, whole};
+use super::persistable::Persist;
+use super::reader::Decoder;
 use super::writer::Encoder;
 
 /// Bytes of the growable filter's own fields, after the header.
@@ -37,64 +36,35 @@ fn invalid(field: &'static str, value: u64) -> PersistError {
     InvalidParameter::Growable { field, value }.into()
 }
 
-impl GrowableFilter {
-    /// The filter in the persistent format (kind 2 of `docs/format.md`): header, the growth
-    /// settings, one cuckoo filter section per level, checksum.
-    ///
-    /// ```
-    /// use bugu::{Filter, FilterMut, GrowableFilter};
-    ///
-    /// let mut filter = GrowableFilter::new(100)?;
-    /// for i in 0..1_000u32 {
-    ///     filter.insert(&i)?;
-    /// }
-    /// let bytes = filter.to_bytes();
-    /// let copy = GrowableFilter::from_bytes(&bytes)?;
-    /// assert_eq!((copy.len(), copy.level_count()), (1_000, filter.level_count()));
-    /// assert!((0..1_000u32).all(|i| copy.contains(&i)));
-    /// assert_eq!(copy.to_bytes(), bytes);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let bytes =
-            self.encode(Vec::with_capacity(self.serialized_len())).expect("writing to a Vec cannot fail");
-        debug_assert_eq!(bytes.len(), self.serialized_len());
-        bytes
-    }
-
-    /// The length of [`to_bytes`](Self::to_bytes): the levels' tables and padding, 40 bytes of
-    /// parameters per level (plus up to 7 of alignment), and 80 bytes of header, settings and
-    /// checksum.
-    ///
-    /// ```
-    /// let filter = bugu::GrowableFilter::new(1_000)?;
-    /// assert_eq!(filter.serialized_len(), filter.to_bytes().len());
-    /// # Ok::<(), bugu::GrowableConfigError>(())
-    /// ```
-    pub fn serialized_len(&self) -> usize {
+/// Kind 2: the header, the growth settings, one cuckoo filter section per level, the checksum.
+/// Each level's table is streamed as it is; reading validates every section as a cuckoo filter's,
+/// then the growth settings and that the levels' bounds sum to less than the target.
+///
+/// ```
+/// use bugu::{Filter, FilterMut, GrowableFilter, Persist};
+///
+/// let mut filter = GrowableFilter::new(100)?;
+/// for i in 0..1_000u32 {
+///     filter.insert(&i)?;
+/// }
+/// let bytes = filter.to_bytes();
+/// assert_eq!(bytes.len(), filter.serialized_len());
+/// let copy = GrowableFilter::from_bytes(&bytes)?;
+/// assert_eq!((copy.len(), copy.level_count()), (1_000, filter.level_count()));
+/// assert!((0..1_000u32).all(|i| copy.contains(&i)));
+/// assert_eq!(copy.to_bytes(), bytes);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+impl Persist for GrowableFilter {
+    /// The levels' tables and padding, 40 bytes of parameters per level (plus up to 7 of
+    /// alignment), and 80 bytes of header, settings and checksum.
+    fn serialized_len(&self) -> usize {
         let sections: usize =
             self.levels().iter().map(|level| 40 + level.memory_bytes().next_multiple_of(8)).sum();
         HEADER_LEN + GROWABLE_FIELDS_LEN + sections + 8
     }
 
-    /// Writes [`to_bytes`](Self::to_bytes) to `writer`, streaming each level's table without a
-    /// second copy. The writer is not flushed.
-    ///
-    /// ```
-    /// use bugu::{Filter, FilterMut, GrowableFilter};
-    ///
-    /// let mut filter = GrowableFilter::new(10)?;
-    /// filter.insert("kept")?;
-    /// let mut buffer = Vec::new();
-    /// filter.write_to(&mut buffer)?;
-    /// assert!(GrowableFilter::read_from(&buffer[..])?.contains("kept"));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn write_to<W: Write>(&self, writer: W) -> io::Result<()> {
-        self.encode(writer).map(drop)
-    }
-
-    fn encode<W: Write>(&self, writer: W) -> io::Result<W> {
+    fn write_to<W: Write>(&self, writer: W) -> io::Result<()> {
         let growth = self.growth();
         let (code, ratio) = match growth.tightening {
             Tightening::Geometric { ratio } => (TIGHTENING_GEOMETRIC, ratio.to_bits()),
@@ -116,75 +86,15 @@ impl GrowableFilter {
         for level in self.levels() {
             encoder.section(level)?;
         }
-        encoder.finish()
+        encoder.finish().map(drop)
     }
 
-    /// Reads one growable filter written by [`write_to`](Self::write_to) from a stream,
-    /// validating everything (as [`CuckooFilter::read_from`] does, plus the growth settings and
-    /// that the levels' bounds sum to less than the target). Reading stops after the checksum.
-    ///
-    /// ```
-    /// use bugu::{GrowableFilter, PersistError};
-    ///
-    /// let bytes = bugu::CuckooFilter::new(10)?.to_bytes();
-    /// let err = GrowableFilter::read_from(&bytes[..]).unwrap_err();
-    /// assert!(matches!(err, PersistError::WrongKind { .. }));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn read_from<R: Read>(reader: R) -> Result<Self, PersistError> {
-        Self::decode(reader, None).map(|(filter, _)| filter)
+    fn read_counted<R: Read>(reader: R, len: Option<u64>) -> Result<(Self, u64), PersistError> {
+        Self::decode(reader, len)
     }
+}
 
-    /// Reads a growable filter from exactly the bytes of [`to_bytes`](Self::to_bytes).
-    ///
-    /// ```
-    /// use bugu::{GrowableFilter, PersistError};
-    ///
-    /// let mut bytes = GrowableFilter::new(10)?.to_bytes();
-    /// bytes.push(0);
-    /// assert!(matches!(GrowableFilter::from_bytes(&bytes), Err(PersistError::TrailingBytes(1))));
-    /// assert!(matches!(GrowableFilter::from_bytes(b"junk"), Err(PersistError::BadMagic)));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, PersistError> {
-        whole(Self::decode, bytes, bytes.len() as u64)
-    }
-
-    /// Saves the filter to `path` atomically (see [`CuckooFilter::save`]).
-    ///
-    /// ```
-    /// use bugu::{Filter, FilterMut, GrowableFilter};
-    ///
-    /// let path = std::env::temp_dir().join(format!("bugu-growable-doc-{}", std::process::id()));
-    /// let mut filter = GrowableFilter::new(10)?;
-    /// for i in 0..100u32 {
-    ///     filter.insert(&i)?;
-    /// }
-    /// filter.save(&path)?;
-    /// let loaded = GrowableFilter::load(&path)?;
-    /// assert!((0..100u32).all(|i| loaded.contains(&i)));
-    /// # std::fs::remove_file(&path)?;
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn save(&self, path: impl AsRef<Path>) -> io::Result<()> {
-        save_atomically(path.as_ref(), |writer| self.write_to(writer))
-    }
-
-    /// Loads a filter saved by [`save`](Self::save), validating it as
-    /// [`from_bytes`](Self::from_bytes) does; the file's length bounds what is allocated.
-    ///
-    /// ```
-    /// let path = std::env::temp_dir().join(format!("bugu-growable-load-doc-{}", std::process::id()));
-    /// bugu::CuckooFilter::new(10)?.save(&path)?;
-    /// assert!(bugu::GrowableFilter::load(&path).is_err()); // a cuckoo filter, not a growable one
-    /// # std::fs::remove_file(&path)?;
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn load(path: impl AsRef<Path>) -> Result<Self, PersistError> {
-        let (reader, len) = open(path.as_ref())?;
-        whole(Self::decode, reader, len)
-    }
-
+impl GrowableFilter {
     /// Reads and validates one growable filter; also returns the bytes consumed.
     fn decode<R: Read>(reader: R, available: Option<u64>) -> Result<(Self, u64), PersistError> {
         let mut decoder = Decoder::new(reader, available);

@@ -11,6 +11,7 @@ use std::fmt;
 /// unknown.
 ///
 /// ```
+/// # use bugu::Persist;
 /// use bugu::persist::FilterKind;
 ///
 /// let bytes = bugu::CuckooFilter::new(10)?.to_bytes();

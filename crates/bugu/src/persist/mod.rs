@@ -43,6 +43,7 @@
 //! at these sizes; the checksum guards against accidents, not attackers (who can recompute it —
 //! the content checks make such a file harmless rather than rejected).
 
+mod concurrent;
 mod error;
 mod expanding;
 mod expanding_view;
@@ -50,6 +51,7 @@ mod file;
 mod format;
 mod growable;
 mod kind;
+mod persistable;
 mod reader;
 #[cfg(feature = "serde")]
 mod serde_impl;
@@ -60,6 +62,7 @@ pub use error::{InvalidParameter, PersistError};
 pub use expanding_view::ExpandingView;
 pub use format::{FORMAT_VERSION, MAGIC};
 pub use kind::FilterKind;
+pub use persistable::Persist;
 pub use view::CuckooView;
 
 #[cfg(test)]

@@ -16,8 +16,7 @@ use crate::table::{PADDING, reserve_buffer};
 
 use super::error::PersistError;
 use super::format::{
-    CHECKSUM_LEN, Flags, HEADER_LEN, SECTION_PARAMS_LEN, Section, check_content, check_zeros, expect_kind,
-    parse_header,
+    CHECKSUM_LEN, Flags, HEADER_LEN, SECTION_PARAMS_LEN, Section, check_content, check_zeros, parse_header,
 };
 use super::kind::FilterKind;
 
@@ -201,85 +200,5 @@ impl<R: Read> Decoder<R> {
             return Err(PersistError::ChecksumMismatch { stored, computed });
         }
         self.deferred.take().map_or(Ok(()), Err)
-    }
-}
-
-/// Decodes the one filter a whole input of `len` bytes holds (a file, a buffer) with `decode`,
-/// given the input and its length: bytes left after the filter are an error here, where a stream
-/// reader stops after one filter and leaves them for the next.
-pub(crate) fn whole<T, R: Read>(
-    decode: impl FnOnce(R, Option<u64>) -> Result<(T, u64), PersistError>,
-    input: R,
-    len: u64,
-) -> Result<T, PersistError> {
-    let (filter, consumed) = decode(input, Some(len))?;
-    if consumed < len {
-        return Err(PersistError::TrailingBytes(len - consumed));
-    }
-    Ok(filter)
-}
-
-/// Reads one whole cuckoo filter file; `available` as in [`Decoder::new`]. Returns the filter and
-/// the bytes consumed.
-pub(crate) fn read_cuckoo<R: Read>(
-    reader: R,
-    available: Option<u64>,
-) -> Result<(CuckooFilter, u64), PersistError> {
-    let mut decoder = Decoder::new(reader, available);
-    expect_kind(decoder.header()?, FilterKind::Cuckoo)?;
-    let filter = decoder.section()?;
-    decoder.finish()?;
-    Ok((filter, decoder.offset()))
-}
-
-impl CuckooFilter {
-    /// Reads a filter written by [`write_to`](Self::write_to) (or [`to_bytes`](Self::to_bytes))
-    /// from a stream, in one pass: the table is read in place and the checksum computed on the
-    /// way. Reads exactly one filter and stops after its checksum, so several filters can follow
-    /// each other in one stream. Wrap unbuffered readers in a [`BufReader`](std::io::BufReader).
-    ///
-    /// The stream's length is unknown, so the table grows as its bytes arrive rather than being
-    /// allocated from the length the header claims: a short hostile stream cannot make it
-    /// allocate more than a few KiB. Every byte is validated; errors are typed, never panics.
-    ///
-    /// ```
-    /// use bugu::{CuckooFilter, Filter, FilterMut, PersistError};
-    ///
-    /// let mut a = CuckooFilter::new(100)?;
-    /// a.insert("a")?;
-    /// let b = CuckooFilter::new(200)?;
-    /// let mut stream = Vec::new();
-    /// a.write_to(&mut stream)?;
-    /// b.write_to(&mut stream)?;
-    ///
-    /// let mut reader = &stream[..];
-    /// assert!(CuckooFilter::read_from(&mut reader)?.contains("a"));
-    /// assert_eq!(CuckooFilter::read_from(&mut reader)?.capacity(), 200);
-    /// assert!(matches!(CuckooFilter::read_from(&mut reader), Err(PersistError::Truncated { .. })));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn read_from<R: Read>(reader: R) -> Result<Self, PersistError> {
-        read_cuckoo(reader, None).map(|(filter, _)| filter)
-    }
-
-    /// Reads a filter from the bytes of [`to_bytes`](Self::to_bytes), validating every byte (the
-    /// checksum, every parameter, the item count against the table, the padding) and copying the
-    /// table once. The bytes must hold exactly one filter. To answer queries from the bytes
-    /// without copying them, use a [`CuckooView`](crate::CuckooView).
-    ///
-    /// ```
-    /// use bugu::{CuckooFilter, Filter, FilterMut, PersistError};
-    ///
-    /// let mut filter = CuckooFilter::new(100)?;
-    /// filter.insert(&7u32)?;
-    /// let mut bytes = filter.to_bytes();
-    /// assert!(CuckooFilter::from_bytes(&bytes)?.contains(&7u32));
-    ///
-    /// bytes[70] ^= 1;
-    /// assert!(matches!(CuckooFilter::from_bytes(&bytes), Err(PersistError::ChecksumMismatch { .. })));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, PersistError> {
-        super::CuckooView::from_bytes(bytes)?.try_to_filter()
     }
 }

@@ -1,15 +1,19 @@
-//! The `serde` feature: a [`CuckooFilter`] serializes as one byte string, exactly the bytes of
-//! [`CuckooFilter::to_bytes`], so a filter inside any serde format is the persistent format
-//! (checksummed, validated on the way back). A [`CuckooView`] serializes as the bytes it views,
-//! and deserializes zero-copy from formats that lend their input's bytes.
+//! The `serde` feature: every filter type serializes as one byte string, exactly the bytes of
+//! [`Persist::to_bytes`], so a filter inside any serde format is the persistent format
+//! (checksummed, validated on the way back by [`Persist::from_bytes`]). A [`CuckooView`]
+//! serializes as the bytes it views, and deserializes zero-copy from formats that lend their
+//! input's bytes.
 
 use std::fmt;
+use std::marker::PhantomData;
 
 use serde::de::{self, Deserialize, Deserializer, SeqAccess, Visitor};
 use serde::ser::{Serialize, Serializer};
 
 use crate::filter::{CuckooFilter, CuckooFilterIn};
+use crate::{ConcurrentFilter, ExpandingFilter, GrowableFilter};
 
+use super::persistable::Persist;
 use super::view::CuckooView;
 
 /// Elements reserved up front when a format sends bytes as a sequence: whatever length it
@@ -17,39 +21,62 @@ use super::view::CuckooView;
 const SEQ_RESERVE: usize = 4096;
 
 impl<B: AsRef<[u8]>> Serialize for CuckooFilterIn<B> {
-    /// Serializes as the bytes of [`to_bytes`](CuckooFilterIn::to_bytes): a view writes the bytes
-    /// it reads, as they are; any other filter builds them in memory (serde byte strings are
-    /// contiguous).
+    /// Serializes as the persistent bytes: a view writes the bytes it reads, as they are; any
+    /// other filter builds them in memory (serde byte strings are contiguous).
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self.persisted() {
             Some(bytes) => serializer.serialize_bytes(bytes.as_ref()),
-            None => serializer.serialize_bytes(&self.to_bytes()),
+            None => {
+                serializer.serialize_bytes(&self.encode(Vec::new()).expect("writing to a Vec cannot fail"))
+            }
         }
     }
 }
 
-impl<'de> Deserialize<'de> for CuckooFilter {
-    /// Deserializes from the bytes of [`to_bytes`](CuckooFilter::to_bytes), validated as by
-    /// [`from_bytes`](CuckooFilter::from_bytes).
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_bytes(FilterVisitor)
-    }
+/// `Serialize` (all but the cuckoo filter, whose impl above covers its views too) and
+/// `Deserialize` through [`Persist`], for each owned filter type.
+macro_rules! serde_through_persist {
+    (serialize: $($serialized:ty),*; deserialize: $($deserialized:ty),*) => {
+        $(
+            impl Serialize for $serialized {
+                /// Serializes as the bytes of [`Persist::to_bytes`].
+                fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                    serializer.serialize_bytes(&self.to_bytes())
+                }
+            }
+        )*
+        $(
+            impl<'de> Deserialize<'de> for $deserialized {
+                /// Deserializes from the bytes of [`Persist::to_bytes`], validated as by
+                /// [`Persist::from_bytes`].
+                fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                    deserializer.deserialize_bytes(FilterVisitor(PhantomData))
+                }
+            }
+        )*
+    };
 }
 
-struct FilterVisitor;
+serde_through_persist!(
+    serialize: GrowableFilter, ExpandingFilter, ConcurrentFilter;
+    deserialize: CuckooFilter, GrowableFilter, ExpandingFilter, ConcurrentFilter
+);
 
-impl<'de> Visitor<'de> for FilterVisitor {
-    type Value = CuckooFilter;
+/// Reads a filter of type `F` from a byte string, or from a sequence of bytes (JSON's arrays).
+struct FilterVisitor<F>(PhantomData<F>);
+
+impl<'de, F: Persist> Visitor<'de> for FilterVisitor<F> {
+    type Value = F;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("the bytes of a persisted bugu cuckoo filter")
+        f.write_str("the bytes of a persisted bugu filter")
     }
 
-    fn visit_bytes<E: de::Error>(self, bytes: &[u8]) -> Result<CuckooFilter, E> {
-        CuckooFilter::from_bytes(bytes).map_err(E::custom)
+    fn visit_bytes<E: de::Error>(self, bytes: &[u8]) -> Result<F, E> {
+        F::from_bytes(bytes).map_err(E::custom)
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<CuckooFilter, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<F, A::Error> {
         let mut bytes = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(SEQ_RESERVE));
         while let Some(byte) = seq.next_element::<u8>()? {
             bytes.push(byte);
@@ -83,7 +110,34 @@ impl<'de> Visitor<'de> for ViewVisitor {
 
 #[cfg(test)]
 mod tests {
-    use crate::{CuckooFilter, CuckooView, Filter, FilterMut};
+    use crate::{CuckooFilter, CuckooView, ExpandingFilter, Filter, FilterMut, GrowableFilter, Persist};
+
+    /// Serializes through JSON (bytes as an array of numbers) and back.
+    fn through_json<F: Persist + serde::Serialize + serde::de::DeserializeOwned>(filter: &F) -> F {
+        let json = serde_json::to_value(filter).unwrap();
+        let numbers: Vec<u8> = serde_json::from_value(json.clone()).unwrap();
+        assert_eq!(numbers, filter.to_bytes());
+        serde_json::from_value(json).unwrap()
+    }
+
+    #[test]
+    fn every_filter_type_serializes_as_its_persistent_bytes() {
+        let mut grown = GrowableFilter::new(10).unwrap();
+        let mut one_table = ExpandingFilter::new(10).unwrap();
+        let shared = crate::ConcurrentFilter::new(100).unwrap();
+        for i in 0..200u32 {
+            grown.insert(&i).unwrap();
+            one_table.insert(&i).unwrap();
+        }
+        shared.insert("x").unwrap();
+        assert_eq!(through_json(&grown).to_bytes(), grown.to_bytes());
+        assert_eq!(through_json(&one_table).to_bytes(), one_table.to_bytes());
+        assert!(through_json(&shared).contains("x"));
+        // A filter of another kind is refused with the reader's error.
+        let wrong = serde_json::to_value(&grown).unwrap();
+        let err = serde_json::from_value::<ExpandingFilter>(wrong).unwrap_err();
+        assert!(err.to_string().contains("growable filter"), "{err}");
+    }
 
     #[test]
     fn a_filter_serializes_as_its_persistent_bytes_and_back() {

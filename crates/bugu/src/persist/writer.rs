@@ -2,14 +2,18 @@
 //! every byte on the way, and appends the checksum. Nothing is buffered beyond a section's
 //! 40-byte parameter block: the payload goes from the table to the writer as it is.
 
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 
 use xxhash_rust::xxh3::Xxh3;
 
-use crate::filter::CuckooFilterIn;
+use crate::filter::{CuckooFilter, CuckooFilterIn};
 
-use super::format::{CHECKSUM_LEN, Flags, HEADER_LEN, Section, encode_header};
+use super::error::PersistError;
+use super::format::expect_kind;
+use super::format::{Flags, Section, cuckoo_file_len_for, encode_header};
 use super::kind::FilterKind;
+use super::persistable::Persist;
+use super::reader::Decoder;
 
 /// Writes one persisted filter: [`new`](Self::new) writes the header, the filter type writes its
 /// own fields and [`section`](Self::section)s, [`finish`](Self::finish) appends the checksum.
@@ -66,72 +70,58 @@ impl<W: Write> Encoder<W> {
 
 /// Bytes of a whole file holding one section of `filter`.
 pub(crate) fn cuckoo_file_len<S: AsRef<[u8]>>(filter: &CuckooFilterIn<S>) -> usize {
-    HEADER_LEN + Section::of(filter).section_len() + CHECKSUM_LEN
+    cuckoo_file_len_for(filter.config())
 }
 
 impl<S: AsRef<[u8]>> CuckooFilterIn<S> {
-    /// The filter in the persistent format (see `docs/format.md`): a self-describing, checksummed,
-    /// little-endian byte string that [`CuckooFilter::from_bytes`](crate::CuckooFilter::from_bytes),
-    /// [`read_from`](crate::CuckooFilter::read_from), [`load`](crate::CuckooFilter::load) and [`CuckooView`](crate::CuckooView) read back on any platform.
-    ///
-    /// ```
-    /// use bugu::{CuckooFilter, Filter, FilterMut};
-    ///
-    /// let mut filter = CuckooFilter::new(1_000)?;
-    /// filter.insert("apple")?;
-    /// let bytes = filter.to_bytes();
-    /// assert_eq!(bytes.len(), filter.serialized_len());
-    ///
-    /// let copy = CuckooFilter::from_bytes(&bytes)?;
-    /// assert!(copy.contains("apple"));
-    /// assert_eq!(copy.to_bytes(), bytes);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let bytes = Vec::with_capacity(self.serialized_len());
-        let bytes = self.encode(bytes).expect("writing to a Vec cannot fail");
-        debug_assert_eq!(bytes.len(), self.serialized_len());
-        bytes
-    }
-
-    /// The length of [`to_bytes`](Self::to_bytes): the table, its padding and 64 bytes of header,
-    /// parameters and checksum (plus up to 7 bytes of alignment).
-    ///
-    /// ```
-    /// let filter = bugu::CuckooFilter::new(1_000)?;
-    /// assert_eq!(filter.serialized_len(), filter.to_bytes().len());
-    /// assert!(filter.serialized_len() - filter.memory_bytes() <= 64 + 7);
-    /// # Ok::<(), bugu::ConfigError>(())
-    /// ```
-    pub fn serialized_len(&self) -> usize {
+    /// Bytes of the persistent form (see [`Persist::serialized_len`]), for any storage.
+    pub(crate) fn file_len(&self) -> usize {
         cuckoo_file_len(self)
     }
 
-    /// Streams [`to_bytes`](Self::to_bytes) into `writer` without building it in memory: the
-    /// table goes to the writer as it is, the checksum is computed on the way. Wrap unbuffered
-    /// writers (files, sockets) in a [`BufWriter`](std::io::BufWriter); the writer is not
-    /// flushed.
-    ///
-    /// ```
-    /// use bugu::{CuckooFilter, Filter, FilterMut};
-    ///
-    /// let mut filter = CuckooFilter::new(1_000)?;
-    /// filter.insert(&42u64)?;
-    /// let mut out = Vec::new();
-    /// filter.write_to(&mut out)?;
-    /// assert_eq!(out, filter.to_bytes());
-    ///
-    /// let copy = CuckooFilter::read_from(&out[..])?;
-    /// assert!(copy.contains(&42u64));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn write_to<W: Write>(&self, writer: W) -> io::Result<()> {
-        self.encode(writer).map(drop)
-    }
-
-    fn encode<W: Write>(&self, writer: W) -> io::Result<W> {
+    /// Streams the persistent form of the filter, owned or viewed, into `writer`.
+    pub(crate) fn encode<W: Write>(&self, writer: W) -> io::Result<W> {
         let mut encoder = Encoder::new(writer, FilterKind::Cuckoo, Flags::of(self))?;
         encoder.section(self)?;
         encoder.finish()
+    }
+}
+
+/// One section: the filter's table, its padding and 64 bytes of header, parameters and checksum
+/// (plus up to 7 bytes of alignment).
+///
+/// ```
+/// use bugu::{CuckooFilter, Filter, FilterMut, Persist};
+///
+/// let mut filter = CuckooFilter::new(1_000)?;
+/// filter.insert(&42u64)?;
+/// let mut out = Vec::new();
+/// filter.write_to(&mut out)?;
+/// assert_eq!(out, filter.to_bytes());
+/// assert!(filter.serialized_len() - filter.memory_bytes() <= 64 + 7);
+/// assert!(CuckooFilter::read_from(&out[..])?.contains(&42u64));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+impl Persist for CuckooFilter {
+    fn serialized_len(&self) -> usize {
+        self.file_len()
+    }
+
+    fn write_to<W: Write>(&self, writer: W) -> io::Result<()> {
+        self.encode(writer).map(drop)
+    }
+
+    fn read_counted<R: Read>(reader: R, len: Option<u64>) -> Result<(Self, u64), PersistError> {
+        let mut decoder = Decoder::new(reader, len);
+        expect_kind(decoder.header()?, FilterKind::Cuckoo)?;
+        let filter = decoder.section()?;
+        decoder.finish()?;
+        Ok((filter, decoder.offset()))
+    }
+
+    /// Validates the bytes in place (as a [`CuckooView`](crate::CuckooView) opens them), then
+    /// copies the table once.
+    fn from_bytes(bytes: &[u8]) -> Result<Self, PersistError> {
+        super::CuckooView::from_bytes(bytes)?.try_to_filter()
     }
 }

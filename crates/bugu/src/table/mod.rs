@@ -1,8 +1,11 @@
 //! Bucket storage: `buckets x slots` fingerprints of `bits` bits, bit-packed little-endian in one
 //! contiguous buffer — the only module that knows the memory layout.
 //!
-//! The table knows nothing of items or hashing: it stores fingerprints (non-zero `u32`s below
-//! `2^bits`; 0 marks an empty slot) and answers per-bucket questions. Every probe of a bucket goes
+//! The table knows nothing of items: it stores fingerprints (non-zero `u32`s below `2^bits`; 0
+//! marks an empty slot) and answers per-bucket questions. It does hold the [`Addressing`] that
+//! turns a 64-bit hash into a fingerprint and two buckets, so that its by-hash entry points
+//! ([`Table::contains_hash`], the first step of an insert) are compiled per geometry with the
+//! addressing inlined; how an item becomes that hash stays in `key.rs` and `hash/`. Every probe of a bucket goes
 //! through [`Table::probe`], which runs a [`BucketOp`] against the [`Matcher`] of the kernel chosen
 //! once, when the table is built ([`Probe`]):
 //! - the hot geometries (2, 4 or 8 slots of 8, 12 or 16 bits) with constant masks and offsets;

@@ -6,7 +6,7 @@ use std::fs;
 use std::path::PathBuf;
 
 use super::*;
-use crate::FilterMut;
+use crate::{CuckooFilter, FilterMut, Persist, PersistError};
 
 fn scratch_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("bugu-file-{name}-{}", std::process::id()));

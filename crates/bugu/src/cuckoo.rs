@@ -1,4 +1,11 @@
-//! Insertion: find a path of moves that frees a slot, then apply it — shared by every filter type.
+//! Insertion into a cuckoo table: the item's first step, then, when both of its buckets are full,
+//! a path of moves that frees a slot, found and then applied. Written once ([`Inserts`], over an
+//! [`InsertTarget`]) for every filter over such a table: [`CuckooFilter`](crate::CuckooFilter)'s
+//! one-by-one, batched and add-if-absent inserts (and so every level of a
+//! [`GrowableFilter`](crate::GrowableFilter), each a `CuckooFilter`), and
+//! [`ConcurrentFilter`](crate::ConcurrentFilter)'s past its first, single-stripe step. The
+//! one-table [`ExpandingFilter`](crate::ExpandingFilter) places entries its own way
+//! (`src/expanding/insert.rs`: random kicks, then a stash) and uses nothing here.
 //!
 //! When both candidate buckets of a new fingerprint are full, a breadth-first search (as in
 //! libcuckoo) looks for the shortest chain `B0[s0] -> B1[s1] -> ... -> Bk` where each fingerprint

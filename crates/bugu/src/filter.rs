@@ -695,6 +695,37 @@ pub(crate) mod tests {
         }
     }
 
+    // An add-if-absent insert takes another first step (the checked one, after the lookup) into
+    // the same flow as a plain insert: past capacity, with paths of moves and failures, it must
+    // store what a plain insert of an absent item stores, and report the same failures.
+    #[test]
+    fn add_if_absent_inserts_past_capacity_are_plain_inserts_of_absent_items() {
+        for builder in [CuckooFilter::builder(), CuckooFilter::builder().bucket_size(2).fingerprint_bits(8)] {
+            let builder = builder.capacity(48).seed(11);
+            let (mut unique, mut plain) = (builder.build().unwrap(), builder.build().unwrap());
+            let slots = plain.stats().buckets * plain.stats().bucket_size;
+            let keys: Vec<u64> = (0..slots as u64 + 8).collect();
+            let (mut moved, mut failed) = (false, false);
+            for key in &keys {
+                let expected = match plain.contains(key) {
+                    true => Ok(false),
+                    false => {
+                        let (_, b1, b2) = plain.table.addressing().locate(plain.hash_of(key));
+                        let both_full = [b1, b2].iter().all(|&bucket| plain.table.find(bucket, 0).is_none());
+                        let result = plain.insert(key);
+                        moved |= both_full && result.is_ok();
+                        failed |= result.is_err();
+                        result.map(|()| true)
+                    }
+                };
+                assert_eq!(unique.insert_unique(key), expected, "key {key}");
+                assert_eq!(unique.table_bytes(), plain.table_bytes(), "key {key}");
+                assert_eq!(unique.len(), plain.len());
+            }
+            assert!(moved && failed, "the fill moves fingerprints and reaches capacity");
+        }
+    }
+
     // Every hot geometry (the default's batched lookups run code of their own) and one that is
     // not, answering batches of every length around the pipeline's depth as one by one: a
     // small filter, so that present and absent keys and false positives all occur.

@@ -1,4 +1,11 @@
-//! Insertion: find a path of moves that frees a slot, then apply it — shared by every filter type.
+//! Insertion into a cuckoo table: the item's first step, then, when both of its buckets are full,
+//! a path of moves that frees a slot, found and then applied. Written once ([`Inserts`], over an
+//! [`InsertTarget`]) for every filter over such a table: [`CuckooFilter`](crate::CuckooFilter)'s
+//! one-by-one, batched and add-if-absent inserts (and so every level of a
+//! [`GrowableFilter`](crate::GrowableFilter), each a `CuckooFilter`), and
+//! [`ConcurrentFilter`](crate::ConcurrentFilter)'s past its first, single-stripe step. The
+//! one-table [`ExpandingFilter`](crate::ExpandingFilter) places entries its own way
+//! (`src/expanding/insert.rs`: random kicks, then a stash) and uses nothing here.
 //!
 //! When both candidate buckets of a new fingerprint are full, a breadth-first search (as in
 //! libcuckoo) looks for the shortest chain `B0[s0] -> B1[s1] -> ... -> Bk` where each fingerprint
@@ -14,9 +21,8 @@
 //! fingerprint to the first one's alternate bucket. The search queue is kept between inserts so
 //! that no insert allocates once it has warmed up.
 
-use std::borrow::BorrowMut;
-
 use crate::batch::Located;
+use crate::error::InsertError;
 use crate::table::{BucketOp, Kind, MAX_LANES, Matcher, Storage, StorageMut, Table, default_kind_or_any};
 
 /// Marks a root node (a candidate bucket of the new fingerprint).
@@ -61,8 +67,9 @@ impl Clone for PathSearch {
 }
 
 /// Where an insert writes: a table owned by one thread, or the concurrent filter's shared one.
-/// The insert flow ([`insert`], [`PathSearch::insert_by_moves`]) is written once over it; what
-/// differs is how a writer holds the buckets it changes and what it records.
+/// The insert flow ([`Inserts`], [`PathSearch::insert_by_moves`]) is written once over it; what
+/// differs is how a writer holds the buckets it changes, what it records, and how it explains a
+/// failed insert.
 pub(crate) trait InsertTarget {
     /// The storage the path search reads.
     type Read: Storage;
@@ -76,8 +83,8 @@ pub(crate) trait InsertTarget {
     const SHARED: bool;
 
     /// The first step: stores the located fingerprint in the emptier of its two buckets if
-    /// either has room (`Some(added)`); `None` if both are full.
-    fn first_step(&mut self, located: Located) -> Option<bool>;
+    /// either has room (`Ok(added)`); `Err(located)` if both are full.
+    fn first_step(&mut self, located: Located) -> Result<bool, Located>;
     /// The table the path search reads (for a shared table, without locks: a path may be stale).
     fn table(&self) -> &Table<Self::Read>;
     /// Holds the buckets of `path`, which `search` found, and the item's two, `roots`, for
@@ -89,6 +96,9 @@ pub(crate) trait InsertTarget {
     fn settle(hold: &mut Self::Hold<'_>, search: &PathSearch, path: Path, located: Located) -> Settled;
     /// Under `hold`, applies `path`, which stores `fingerprint`.
     fn apply(hold: &mut Self::Hold<'_>, search: &PathSearch, path: Path, fingerprint: u32);
+    /// The error of an insert of `located` that found no path of moves (see
+    /// [`InsertError::no_path`]).
+    fn no_path(&self, located: Located) -> InsertError;
 }
 
 /// What an insert that found a path without holding anything does once it holds the path's buckets
@@ -104,25 +114,85 @@ pub(crate) enum Settled {
     SearchAgain,
 }
 
-/// An insert of a located fingerprint: its first step, and if both buckets were full, the path
-/// of moves ([`PathSearch::insert_by_moves`]). `Some(added)`, or `None`, with the table
-/// unchanged, if no path was found. The moves are out of line for a table owned by one thread
-/// (its callers keep their registers for the first step), inline in the concurrent insert.
-///
-/// The search's scratch space comes from `search`, called only when the first step found both
-/// buckets full: the concurrent filter makes a fresh one there, which the common insert then
-/// neither builds nor drops.
-#[inline(always)]
-pub(crate) fn insert<T: InsertTarget, S: BorrowMut<PathSearch>>(
-    target: &mut T,
-    search: impl FnOnce() -> S,
-    located: Located,
-    limit: usize,
-) -> Option<bool> {
-    match target.first_step(located) {
-        Some(added) => Some(added),
-        None if T::SHARED => search().borrow_mut().insert_by_moves_inline(target, located, limit),
-        None => search().borrow_mut().insert_by_moves(target, located, limit),
+/// What an insert needs besides its target: what counts the items, the path search's scratch
+/// space, and its limit. Every insert into a cuckoo table, one by one, batched or concurrent,
+/// runs through [`finish`](Self::finish) once its first step is known, so that the flow is
+/// written once: a fingerprint the first step stored is counted; where both buckets were full a
+/// path of moves is searched and applied ([`PathSearch::insert_by_moves`]), and the fingerprint
+/// counted, or the insert fails ([`InsertTarget::no_path`]) with the table unchanged.
+pub(crate) struct Inserts<'a, C> {
+    /// Counts the fingerprints stored ([`Count`]).
+    pub(crate) count: C,
+    pub(crate) search: &'a mut PathSearch,
+    /// How many buckets the path search may queue (the filter's eviction limit).
+    pub(crate) limit: usize,
+}
+
+/// What [`Inserts`] counts stored fingerprints in: the filter's count (`&mut usize`), a copy of
+/// it that a batch keeps in a register and writes back when it ends (`usize`), or nothing (`()`)
+/// where the target counts them itself, as the concurrent filter does under its locks.
+pub(crate) trait Count {
+    /// One more fingerprint stored.
+    fn add(&mut self);
+}
+
+impl Count for usize {
+    #[inline(always)]
+    fn add(&mut self) {
+        *self += 1;
+    }
+}
+
+impl Count for &mut usize {
+    #[inline(always)]
+    fn add(&mut self) {
+        **self += 1;
+    }
+}
+
+impl Count for () {
+    #[inline(always)]
+    fn add(&mut self) {}
+}
+
+impl<C: Count> Inserts<'_, C> {
+    /// An insert of a located fingerprint: the target's first step ([`InsertTarget::first_step`]),
+    /// then [`finish`](Self::finish).
+    #[inline(always)]
+    pub(crate) fn insert<T: InsertTarget>(
+        &mut self,
+        target: &mut T,
+        located: Located,
+    ) -> Result<bool, InsertError> {
+        let first_step = target.first_step(located);
+        self.finish(target, first_step)
+    }
+
+    /// Finishes an insert from its first step's outcome: `Ok(added)` if the step is over (it
+    /// stored the fingerprint, or for an add-if-absent insert found the item), the located
+    /// fingerprint if both of its buckets are full. `Ok(added)`, or the error of an insert that
+    /// found no path, with the table unchanged.
+    ///
+    /// The path search is out of line for a table owned by one thread, whose callers keep their
+    /// registers for the first step, and inline in the concurrent insert, whose first step is out
+    /// of line already. It is given the search and the limit, not `self`, so that no caller keeps
+    /// these inserts in memory (the count with them) for the search's sake: the count of a batch
+    /// stays in a register.
+    #[inline(always)]
+    pub(crate) fn finish<T: InsertTarget>(
+        &mut self,
+        target: &mut T,
+        first_step: Result<bool, Located>,
+    ) -> Result<bool, InsertError> {
+        let added = match first_step {
+            Ok(added) => added,
+            Err(located) if T::SHARED => self.search.insert_by_moves_inline(target, located, self.limit)?,
+            Err(located) => self.search.insert_by_moves(target, located, self.limit)?,
+        };
+        if added {
+            self.count.add();
+        }
+        Ok(added)
     }
 }
 
@@ -134,8 +204,8 @@ impl InsertTarget for Table {
     const SHARED: bool = false;
 
     #[inline]
-    fn first_step(&mut self, (fingerprint, b1, b2): Located) -> Option<bool> {
-        self.store_in_emptier(fingerprint, b1, b2).then_some(true)
+    fn first_step(&mut self, located @ (fingerprint, b1, b2): Located) -> Result<bool, Located> {
+        if self.store_in_emptier(fingerprint, b1, b2) { Ok(true) } else { Err(located) }
     }
 
     #[inline(always)]
@@ -157,6 +227,14 @@ impl InsertTarget for Table {
     fn apply(table: &mut &mut Table, search: &PathSearch, path: Path, fingerprint: u32) {
         search.apply(table, path, fingerprint);
     }
+
+    /// Out of line: inlined, its probe (for any geometry) made every insert save and restore six
+    /// registers.
+    #[cold]
+    #[inline(never)]
+    fn no_path(&self, located: Located) -> InsertError {
+        InsertError::no_path(self.count_located(located), self.slots())
+    }
 }
 
 impl PathSearch {
@@ -170,16 +248,17 @@ impl PathSearch {
     /// item's, and applies the path, which stores the fingerprint. Where other writers change the
     /// table meanwhile ([`InsertTarget::SHARED`]), the target settles the path under its hold
     /// ([`InsertTarget::settle`]): applied if still valid, else replaced by a slot freed
-    /// meanwhile or searched again. `Some(added)`, or `None`, with the table unchanged, when no
-    /// path exists among the first `limit` buckets searched. Out of line: inlined, the search
-    /// made every insert save and restore six registers.
+    /// meanwhile or searched again. `Ok(added)`, or the target's error
+    /// ([`InsertTarget::no_path`]), with the table unchanged, when no path exists among the
+    /// first `limit` buckets searched. Out of line: inlined, the search made every insert save
+    /// and restore six registers.
     #[inline(never)]
     pub(crate) fn insert_by_moves<T: InsertTarget>(
         &mut self,
         target: &mut T,
         located: Located,
         limit: usize,
-    ) -> Option<bool> {
+    ) -> Result<bool, InsertError> {
         self.insert_by_moves_inline(target, located, limit)
     }
 
@@ -191,19 +270,21 @@ impl PathSearch {
         target: &mut T,
         located @ (fingerprint, b1, b2): Located,
         limit: usize,
-    ) -> Option<bool> {
+    ) -> Result<bool, InsertError> {
         loop {
-            let path = self.search(target.table(), (b1, b2), limit)?;
+            let Some(path) = self.search(target.table(), (b1, b2), limit) else {
+                return Err(target.no_path(located));
+            };
             let mut hold = target.hold(self, path, (b1, b2));
             if T::SHARED {
                 match T::settle(&mut hold, self, path, located) {
-                    Settled::Done(added) => return Some(added),
+                    Settled::Done(added) => return Ok(added),
                     Settled::Apply => {}
                     Settled::SearchAgain => continue,
                 }
             }
             T::apply(&mut hold, self, path, fingerprint);
-            return Some(true);
+            return Ok(true);
         }
     }
 

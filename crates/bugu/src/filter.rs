@@ -7,7 +7,7 @@ use std::ops::RangeBounds;
 
 use crate::batch::Located;
 use crate::config::{Builder, Config, filter_parameters};
-use crate::cuckoo::{self, PathSearch};
+use crate::cuckoo::{Inserts, PathSearch};
 use crate::error::{ConfigError, Error, InsertError};
 use crate::hash::HashFunction;
 use crate::key::{BlockHasher, ItemHasher, Key, KeyEncoding, Prehashed};
@@ -410,42 +410,12 @@ impl<S: AsRef<[u8]>> Filter for CuckooFilterIn<S> {
 }
 
 impl CuckooFilter {
-    /// Stores a located fingerprint (see [`FilterMut::insert_hash`]): the insert flow every
-    /// filter shares ([`cuckoo::insert`]).
-    #[inline]
-    fn insert_located(&mut self, located: Located) -> Result<(), InsertError> {
-        let limit = self.config.eviction_limit;
-        if cuckoo::insert(&mut self.table, || &mut self.search, located, limit).is_none() {
-            return Err(no_path(&self.table, located));
-        }
-        self.len += 1;
-        Ok(())
-    }
-
-    /// Finishes an insert whose first step (`Table::store_in_emptier` and the like) stored the
-    /// fingerprint, or gave back its located place because both buckets are full.
+    /// The table, and the insert flow over the filter's count, search and limit ([`Inserts`]):
+    /// every insert's way past its first step.
     #[inline(always)]
-    fn after_first_step(&mut self, first_step: Result<(), Located>) -> Result<(), InsertError> {
-        match first_step {
-            Ok(()) => {
-                self.len += 1;
-                Ok(())
-            }
-            Err(located) => self.insert_by_moves(located),
-        }
-    }
-
-    /// An insert once both buckets are known to be full: the path search
-    /// ([`PathSearch::insert_by_moves`]). Out of line, so that the common insert keeps its
-    /// registers.
-    #[inline(never)]
-    fn insert_by_moves(&mut self, located: Located) -> Result<(), InsertError> {
-        let limit = self.config.eviction_limit;
-        if self.search.insert_by_moves(&mut self.table, located, limit).is_some() {
-            self.len += 1;
-            return Ok(());
-        }
-        Err(no_path(&self.table, located))
+    fn inserts(&mut self) -> (&mut Table, Inserts<'_, &mut usize>) {
+        let CuckooFilterIn { table, len, search, config, .. } = self;
+        (table, Inserts { count: len, search, limit: config.eviction_limit })
     }
 
     /// Inserts many items by their hashes, pipelined (see [`crate::batch`]): exactly the results
@@ -466,7 +436,8 @@ impl CuckooFilter {
         let searches_likely_from = self.table.buckets() * self.table.slots() / 4 * 3;
         let limit = self.config.eviction_limit;
         let CuckooFilterIn { table, len, search, .. } = self;
-        let mut inserts = BatchInserts { len: *len, len_out: len, search, limit, searches_likely_from };
+        let inserts = Inserts { count: *len, search, limit };
+        let mut inserts = BatchInserts { inserts, len_out: len, searches_likely_from };
         default_kind_or_any!(table.kind(), KIND => {
             table.store_pipelined::<KIND, T, _>(&mut inserts, items, hasher, &mut results)
         });
@@ -474,36 +445,20 @@ impl CuckooFilter {
     }
 }
 
-/// What a pipelined insert does besides the table's first steps: the filter's count, and the
-/// path search once both of an item's buckets are full.
+/// What a pipelined insert does besides the table's first steps: the insert flow every item's
+/// first step ends in ([`Inserts`]), with the filter's count.
 struct BatchInserts<'a> {
-    /// The filter's count, kept here while the batch runs (in a register, not behind the
-    /// filter) and written back when the batch ends, even by a panic ([`Drop`]).
-    len: usize,
+    /// The flow, over a copy of the filter's count kept here while the batch runs (in a register,
+    /// not behind the filter) and written back when the batch ends, even by a panic ([`Drop`]).
+    inserts: Inserts<'a, usize>,
     len_out: &'a mut usize,
-    search: &'a mut PathSearch,
-    limit: usize,
     /// From this many items on, an item's look-ahead fetches what its path search would read.
     searches_likely_from: usize,
 }
 
 impl Drop for BatchInserts<'_> {
     fn drop(&mut self) {
-        *self.len_out = self.len;
-    }
-}
-
-impl BatchInserts<'_> {
-    /// An insert once both buckets are known to be full (see
-    /// [`CuckooFilter::insert_by_moves`]). Out of line, so that the common insert keeps its
-    /// registers.
-    #[inline(never)]
-    fn insert_by_moves(&mut self, table: &mut Table, located: Located) -> Result<(), InsertError> {
-        if self.search.insert_by_moves(table, located, self.limit).is_some() {
-            self.len += 1;
-            return Ok(());
-        }
-        Err(no_path(table, located))
+        *self.len_out = self.inserts.count;
     }
 }
 
@@ -512,36 +467,23 @@ impl PipelinedInserts<Vec<u8>> for BatchInserts<'_> {
 
     #[inline(always)]
     fn ahead<const KIND: Kind>(&self, table: &Table, (_, b1, b2): Located) {
-        if self.len >= self.searches_likely_from {
+        if self.inserts.count >= self.searches_likely_from {
             PathSearch::prefetch_for_insert::<KIND, _>(table, (b1, b2));
         }
     }
 
     #[inline(always)]
     fn finish(&mut self, table: &mut Table, first_step: Result<(), Located>) -> Result<(), InsertError> {
-        match first_step {
-            Ok(()) => {
-                self.len += 1;
-                Ok(())
-            }
-            Err(located) => self.insert_by_moves(table, located),
-        }
+        self.inserts.finish(table, first_step.map(|()| true)).map(drop)
     }
-}
-
-/// The error of an insert that found no path. Out of line: inlined, its probe (for any geometry)
-/// made every insert save and restore six registers.
-#[cold]
-#[inline(never)]
-fn no_path(table: &Table, located: Located) -> InsertError {
-    InsertError::no_path(table.count_located(located), table.slots())
 }
 
 impl FilterMut for CuckooFilter {
     #[inline]
     fn insert_hash(&mut self, hash: u64) -> Result<(), InsertError> {
         let first_step = self.table.store_hash_in_emptier(hash);
-        self.after_first_step(first_step)
+        let (table, mut inserts) = self.inserts();
+        inserts.finish(table, first_step.map(|()| true)).map(drop)
     }
 
     /// Locates the hash once for both the presence check and the insert.
@@ -552,7 +494,8 @@ impl FilterMut for CuckooFilter {
             self.skipped_inserts = true;
             return Ok(false);
         }
-        self.insert_located(located).map(|()| true)
+        let (table, mut inserts) = self.inserts();
+        inserts.insert(table, located)
     }
 
     fn insert_hash_batch(&mut self, hashes: &[u64]) -> Vec<Result<(), InsertError>> {
@@ -749,6 +692,37 @@ pub(crate) mod tests {
             assert_eq!(results, expected);
             assert_eq!(batched.table_bytes(), single.table_bytes());
             assert_eq!(batched.len(), single.len());
+        }
+    }
+
+    // An add-if-absent insert takes another first step (the checked one, after the lookup) into
+    // the same flow as a plain insert: past capacity, with paths of moves and failures, it must
+    // store what a plain insert of an absent item stores, and report the same failures.
+    #[test]
+    fn add_if_absent_inserts_past_capacity_are_plain_inserts_of_absent_items() {
+        for builder in [CuckooFilter::builder(), CuckooFilter::builder().bucket_size(2).fingerprint_bits(8)] {
+            let builder = builder.capacity(48).seed(11);
+            let (mut unique, mut plain) = (builder.build().unwrap(), builder.build().unwrap());
+            let slots = plain.stats().buckets * plain.stats().bucket_size;
+            let keys: Vec<u64> = (0..slots as u64 + 8).collect();
+            let (mut moved, mut failed) = (false, false);
+            for key in &keys {
+                let expected = match plain.contains(key) {
+                    true => Ok(false),
+                    false => {
+                        let (_, b1, b2) = plain.table.addressing().locate(plain.hash_of(key));
+                        let both_full = [b1, b2].iter().all(|&bucket| plain.table.find(bucket, 0).is_none());
+                        let result = plain.insert(key);
+                        moved |= both_full && result.is_ok();
+                        failed |= result.is_err();
+                        result.map(|()| true)
+                    }
+                };
+                assert_eq!(unique.insert_unique(key), expected, "key {key}");
+                assert_eq!(unique.table_bytes(), plain.table_bytes(), "key {key}");
+                assert_eq!(unique.len(), plain.len());
+            }
+            assert!(moved && failed, "the fill moves fingerprints and reaches capacity");
         }
     }
 

@@ -31,7 +31,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::batch::{FAR_LOOKAHEAD, LOOKAHEAD, Located, answer_in_blocks, block_locator, in_blocks};
 use crate::config::{Builder, Config, filter_parameters};
-use crate::cuckoo::{self, PathSearch};
+use crate::cuckoo::{Inserts, PathSearch};
 use crate::error::{ConfigError, InsertError};
 use crate::filter::{CuckooFilter, CuckooFilterIn};
 use crate::hash::Addressing;
@@ -357,9 +357,9 @@ impl ConcurrentFilter {
     );
 
     /// Stores a located fingerprint as `kind` says (with [`Writer::UNIQUE`], only if it is absent
-    /// while the item's stripes are held: `Ok(false)` otherwise): the insert flow every filter
-    /// shares ([`cuckoo::insert`]), through the stripes' locks ([`Writer`]). From one thread this
-    /// is exactly [`CuckooFilter`]'s insert.
+    /// while the item's stripes are held: `Ok(false)` otherwise): the insert flow of every cuckoo
+    /// table ([`Inserts`]), through the stripes' locks ([`Writer`]), which count the items. From
+    /// one thread this is exactly [`CuckooFilter`]'s insert.
     ///
     /// The search's queue and the list of a path's buckets are the calling thread's, kept
     /// between its inserts as a [`CuckooFilter`] keeps its queue: built anew for each insert,
@@ -368,22 +368,16 @@ impl ConcurrentFilter {
         let limit = self.config.eviction_limit;
         let insert = |(search, buckets): &mut (PathSearch, Vec<usize>)| {
             let mut writer = Writer { shared: &self.shared, kind, buckets };
-            cuckoo::insert(&mut writer, || search, located, limit)
+            Inserts { count: (), search, limit }.insert(&mut writer, located)
         };
-        let added = SEARCH
+        SEARCH
             .try_with(|scratch| match scratch.try_borrow_mut() {
                 Ok(mut scratch) => insert(&mut scratch),
                 // Unreachable (an insert does not run inside another), but harmless.
                 Err(_) => insert(&mut Default::default()),
             })
             // While the thread's locals are destroyed: scratch space of its own.
-            .unwrap_or_else(|_| insert(&mut Default::default()));
-        added.ok_or_else(|| InsertError::no_path(self.count_located(located), self.config.bucket_size))
-    }
-
-    /// How many copies of a located fingerprint its two buckets hold, read at one moment.
-    fn count_located(&self, located @ (_, b1, b2): Located) -> usize {
-        self.shared.read((b1, b2), |table| table.count_located(located), |_| false)
+            .unwrap_or_else(|_| insert(&mut Default::default()))
     }
 }
 
@@ -411,7 +405,7 @@ impl Filter for ConcurrentFilter {
     }
 
     fn count_hash(&self, hash: u64) -> usize {
-        self.count_located(self.addressing().locate(hash))
+        self.shared.count_located(self.addressing().locate(hash))
     }
 
     /// Pipelined as [`CuckooFilter`]'s batches are: each item's buckets are fetched 16

@@ -154,6 +154,11 @@ impl SharedTable {
         attempt.unwrap_or_else(|| self.contains_again(located))
     }
 
+    /// How many copies of a located fingerprint its two buckets hold, read at one moment.
+    pub(crate) fn count_located(&self, located @ (_, b1, b2): Located) -> usize {
+        self.read((b1, b2), |table| table.count_located(located), |_| false)
+    }
+
     /// A lookup by hash whose first attempt overlapped a write (see
     /// [`contains_again`](Self::contains_again)). Out of line: one call in every geometry's code.
     #[cold]

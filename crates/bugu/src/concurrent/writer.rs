@@ -1,10 +1,11 @@
-//! The concurrent filter's writes in the insert flow every filter shares
-//! ([`cuckoo::insert`](crate::cuckoo::insert)): under the locks of the stripes they change.
+//! The concurrent filter's writes in the insert flow its cuckoo tables share
+//! ([`Inserts`](crate::cuckoo::Inserts)): under the locks of the stripes they change.
 
 use super::shared_table::SharedTable;
 use super::stripes::WriteGuard;
 use crate::batch::Located;
 use crate::cuckoo::{InsertTarget, Path, PathSearch, Settled};
+use crate::error::InsertError;
 use crate::table::Table;
 use crate::table::atomic::AtomicBytes;
 
@@ -73,12 +74,12 @@ impl<'a> InsertTarget for Writer<'a> {
     const SHARED: bool = true;
 
     #[inline(always)]
-    fn first_step(&mut self, located @ (_, b1, b2): Located) -> Option<bool> {
+    fn first_step(&mut self, located @ (_, b1, b2): Located) -> Result<bool, Located> {
         if self.kind.both_full {
-            return None;
+            return Err(located);
         }
         let mut held = Held { guard: self.shared.lock_two(b1, b2), unique: self.kind.unique };
-        Self::store_if_room(&mut held, located)
+        Self::store_if_room(&mut held, located).ok_or(located)
     }
 
     #[inline(always)]
@@ -118,6 +119,11 @@ impl<'a> InsertTarget for Writer<'a> {
         held.guard.begin_moves();
         search.apply(&mut held.guard.table(), path, fingerprint);
         held.guard.count_items(1);
+    }
+
+    /// The copies of the fingerprint are counted in both buckets read at one moment.
+    fn no_path(&self, located: Located) -> InsertError {
+        InsertError::no_path(self.shared.count_located(located), self.shared.racy().slots())
     }
 }
 

@@ -18,7 +18,7 @@ mod key_filter;
 mod saved;
 
 pub(crate) use dump::DumpStep;
-pub(crate) use key_filter::{Growth, KeyFilter};
+pub(crate) use key_filter::KeyFilter;
 pub(crate) use saved::Encoding;
 use saved::Header;
 
@@ -63,7 +63,7 @@ pub(crate) struct Info {
 impl CfValue {
     /// An empty filter with these settings.
     pub(crate) fn reserve(settings: Settings) -> Result<Self, CfError> {
-        let filter = settings.build()?;
+        let filter = KeyFilter::new(&settings)?;
         Ok(Self::Ready(Ready::new(filter, settings, 0)))
     }
 
@@ -104,7 +104,7 @@ impl Restoring {
     fn finish(header: &Header, body: &[u8]) -> Option<Ready> {
         let filter = KeyFilter::from_bytes(body).ok()?;
         let Header { max_iterations, expansion, deleted, .. } = *header;
-        let settings = Settings::of_filter(&filter, max_iterations, expansion)?;
+        let settings = filter.settings(max_iterations, expansion)?;
         Some(Ready::new(filter, settings, deleted))
     }
 }

@@ -2,6 +2,8 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::settings::{Growth, SettingsError};
+use crate::value::dump::DumpStep;
+use crate::value::saved::Encoding;
 
 // The chunked dump and restore, and the saved form, each in its own file.
 mod dumps;

@@ -13,7 +13,8 @@ use crate::args::{self, ArgError};
 use crate::error::CfError;
 use crate::key::OpenKey;
 use crate::settings::Settings;
-use crate::value::{CfValue, DumpStep, Info};
+use crate::value::dump::DumpStep;
+use crate::value::{CfValue, Info};
 
 impl From<CfError> for RedisError {
     fn from(error: CfError) -> Self {

@@ -10,7 +10,8 @@ use redis_module::native_types::RedisType;
 use redis_module::raw::{self, ModuleOptions};
 use redis_module::{Context, RedisString, Status};
 
-use crate::value::{CfValue, Encoding};
+use crate::value::CfValue;
+use crate::value::saved::Encoding;
 
 /// The type's name in RDB files: exactly 9 characters, as Redis requires.
 pub(crate) const TYPE_NAME: &str = "bugu-cf01";

@@ -1,4 +1,6 @@
-//! What a `CF.RESERVE` asks for, and how it becomes a bugu [`GrowableFilter`].
+//! What a `CF.RESERVE` asks for, and the bugu settings it stands for. The settings only describe
+//! a filter: the value module builds one from them (`KeyFilter::new`), so that this module needs
+//! nothing of the filters themselves.
 //!
 //! RedisBloom's options keep their names, ranges and defaults; their values map onto bugu's
 //! settings as follows (the reasons are in `docs/redis.md`):
@@ -14,9 +16,7 @@
 //!   table that splits as it grows. One table has four slots per bucket, doubles, and has no
 //!   `MAXITERATIONS`: it takes `BUCKETSIZE` 3–4, `EXPANSION` 1–2 and refuses the rest.
 
-use bugu::{ExpandingFilter, GrowableConfigError, GrowableFilter};
-
-use crate::value::{Growth, KeyFilter};
+use bugu::ExpandingFilter;
 
 /// Capacity of a filter that `CF.ADD` or `CF.INSERT` creates.
 pub(crate) const DEFAULT_CAPACITY: u64 = 1024;
@@ -47,6 +47,18 @@ pub(crate) struct Settings {
     pub(crate) expansion: u64,
     pub(crate) error_rate: f64,
     pub(crate) growth: Growth,
+}
+
+/// How a key's filter grows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Growth {
+    /// New levels, each larger than the last: inserts cost what a fixed filter's do, lookups
+    /// and removals probe every level.
+    #[default]
+    Chain,
+    /// One table that splits a few buckets per insert: lookups probe two buckets at any size,
+    /// removals are always exact, inserts cost more.
+    OneTable,
 }
 
 /// A setting out of its range; the message is the reply's text.
@@ -174,89 +186,6 @@ impl Settings {
     pub(crate) fn max_levels(&self) -> usize {
         if self.expansion == 0 { 1 } else { MAX_FILTERS }
     }
-
-    /// An empty filter with these settings.
-    pub(crate) fn build(&self) -> Result<KeyFilter, SettingsError> {
-        match self.growth {
-            Growth::Chain => self.build_chain().map(KeyFilter::Chain),
-            Growth::OneTable => self.build_one_table().map(|filter| KeyFilter::OneTable(Box::new(filter))),
-        }
-    }
-
-    fn build_one_table(&self) -> Result<ExpandingFilter, SettingsError> {
-        ExpandingFilter::builder()
-            .initial_capacity(self.capacity as usize)
-            .false_positive_rate(self.error_rate)
-            .build()
-            .map_err(|error| match error {
-                // The capacity was checked: what remains is a rate too low for the widest entries.
-                bugu::expanding::ExpandingConfigError::OutOfMemory { .. } => SettingsError::Capacity,
-                _ => SettingsError::ErrorRate,
-            })
-    }
-
-    fn build_chain(&self) -> Result<GrowableFilter, SettingsError> {
-        GrowableFilter::builder()
-            .initial_capacity(self.capacity as usize)
-            .bucket_size(self.bucket_size as usize)
-            .eviction_limit(self.eviction_limit())
-            .growth_factor(self.growth_factor())
-            .max_levels(self.max_levels())
-            .false_positive_rate(self.error_rate)
-            .build()
-            .map_err(|error| match error {
-                // The capacity and bucket size were checked: what remains is a rate too low for
-                // 32-bit fingerprints, or a table too large for this machine.
-                GrowableConfigError::Level(bugu::ConfigError::OutOfMemory { .. })
-                | GrowableConfigError::Level(bugu::ConfigError::CapacityTooLarge(_))
-                | GrowableConfigError::Level(bugu::ConfigError::TableTooLarge { .. }) => {
-                    SettingsError::Capacity
-                }
-                _ => SettingsError::ErrorRate,
-            })
-    }
-
-    /// The settings a filter was built with, given the options only the module keeps
-    /// (`MAXITERATIONS`, `EXPANSION`); `None` if the filter cannot have come from them. A
-    /// one-table filter keeps no initial capacity: its settings carry the capacity it has now.
-    pub(crate) fn of_filter(filter: &KeyFilter, max_iterations: u64, expansion: u64) -> Option<Self> {
-        let options = Self::default()
-            .with_max_iterations(i64::try_from(max_iterations).ok()?)
-            .ok()?
-            .with_expansion(i64::try_from(expansion).ok()?)
-            .ok()?;
-        if options.expansion != expansion {
-            return None;
-        }
-        match filter {
-            KeyFilter::Chain(filter) => options.of_chain(filter),
-            KeyFilter::OneTable(filter) => {
-                let settings = Self { growth: Growth::OneTable, ..options }
-                    .with_capacity(filter.capacity().min(MAX_CAPACITY as usize) as i64)
-                    .ok()?
-                    .with_error_rate(filter.target_false_positive_rate())
-                    .ok()?;
-                // As the saved form records them: the default count of iterations, not asked for.
-                (max_iterations == DEFAULT_MAX_ITERATIONS).then_some(settings.checked(|_| false).ok()?)
-            }
-        }
-    }
-
-    fn of_chain(self, filter: &GrowableFilter) -> Option<Self> {
-        let first = filter.levels().first()?;
-        let settings = self
-            .with_capacity(i64::try_from(first.capacity()).ok()?)
-            .ok()?
-            .with_bucket_size(filter.bucket_size() as i64)
-            .ok()?
-            .with_error_rate(filter.target_false_positive_rate())
-            .ok()?;
-        let consistent = settings.eviction_limit() == filter.eviction_limit()
-            && filter.max_levels() == Some(settings.max_levels())
-            && (settings.expansion == 0 || filter.growth_factor() == settings.growth_factor())
-            && filter.level_count() <= settings.max_levels();
-        consistent.then_some(settings)
-    }
 }
 
 #[cfg(test)]
@@ -300,34 +229,5 @@ mod tests {
         let fixed = settings.with_expansion(0).unwrap().with_max_iterations(65_535).unwrap();
         assert_eq!((fixed.eviction_limit(), fixed.max_levels()), (bugu::MAX_EVICTION_LIMIT, 1));
         assert_eq!(settings.with_expansion(1024).unwrap().growth_factor(), 16);
-    }
-
-    #[test]
-    fn a_built_filter_gives_its_settings_back() {
-        for settings in [
-            Settings::default(),
-            Settings::default().with_expansion(0).unwrap().with_bucket_size(8).unwrap(),
-            Settings::default()
-                .with_expansion(8)
-                .unwrap()
-                .with_max_iterations(3)
-                .unwrap()
-                .with_error_rate(0.0001)
-                .unwrap(),
-        ] {
-            let filter = settings.build().unwrap();
-            assert_eq!(
-                Settings::of_filter(&filter, settings.max_iterations, settings.expansion),
-                Some(settings)
-            );
-            // Options that did not build this filter are refused.
-            assert_eq!(Settings::of_filter(&filter, settings.max_iterations + 1, settings.expansion), None);
-        }
-    }
-
-    #[test]
-    fn unreachable_rates_are_refused() {
-        let settings = Settings::default().with_error_rate(1e-15).unwrap();
-        assert_eq!(settings.build().unwrap_err(), SettingsError::ErrorRate);
     }
 }

@@ -14,10 +14,9 @@
 //! takes the stamp of its first chunk and refuses a chunk of another dump; and a restore's last
 //! chunk is checked against the checksum of bugu's format, which a mixture of two states fails.
 
-use std::hash::{BuildHasher, RandomState};
 use std::io::{self, Write};
 
-use super::saved::{Header, MAX_BODY_BYTES};
+use super::header::{Header, MAX_BODY_BYTES, MAX_STAMP, STAMP_BITS};
 use super::{CfValue, Ready, Restoring};
 use crate::error::CfError;
 
@@ -26,11 +25,9 @@ pub(crate) const CHUNK_BYTES: usize = 1 << 20;
 /// A larger filter is cut into at most this many data chunks: each chunk costs a pass over the
 /// filter's bytes (bugu's writer checksums them on the way), so their number is bounded.
 pub(super) const MAX_DATA_CHUNKS: usize = 32;
-/// Bits of an iterator that hold the position.
-const POSITION_BITS: u32 = 41;
+/// Bits of an iterator that hold the position: those below the stamp.
+const POSITION_BITS: u32 = 63 - STAMP_BITS;
 const POSITION_MASK: i64 = (1 << POSITION_BITS) - 1;
-/// The largest stamp: the bits above the position, below the sign.
-pub(super) const MAX_STAMP: u32 = (1 << (63 - POSITION_BITS)) - 1;
 // Every position a dump names fits its bits.
 const _: () = assert!(MAX_BODY_BYTES < POSITION_MASK as u64);
 
@@ -58,16 +55,6 @@ impl Cursor {
         let stamp = u32::try_from(iterator >> POSITION_BITS).ok()?;
         Some(Self { stamp, position: (iterator & POSITION_MASK) as u64 })
     }
-}
-
-/// A write count to start from, different in every value and every process.
-pub(super) fn random_start() -> u32 {
-    RandomState::new().hash_one(0u8) as u32
-}
-
-/// Whether a restore may carry this stamp (0: one begun by chunks without a stamp).
-pub(super) fn valid_stamp(stamp: u32) -> bool {
-    stamp <= MAX_STAMP
 }
 
 /// The length of the data chunks of a filter whose bytes are `len` long.

@@ -1,26 +1,16 @@
 //! The filter under a key: a chain of levels (bugu's [`GrowableFilter`], the default) or one
 //! table that splits as it grows (bugu's [`ExpandingFilter`], `GROWTH ONETABLE`), with what the
 //! commands ask of either. Both hash an item's bytes the same way, so an item means the same in
-//! both.
+//! both. A filter is built from the module's [`Settings`], which describe it, and gives back the
+//! settings it was built with when it is restored.
 
 use std::io::{self, Write};
 
 use bugu::persist::{FilterKind, PersistError};
-use bugu::{ExpandingFilter, Filter, FilterMut, GrowableFilter, InsertError};
+use bugu::{ExpandingFilter, Filter, FilterMut, GrowableConfigError, GrowableFilter, InsertError};
 
 use crate::alloc::block_size;
-
-/// How a key's filter grows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(crate) enum Growth {
-    /// New levels, each larger than the last: inserts cost what a fixed filter's do, lookups
-    /// and removals probe every level.
-    #[default]
-    Chain,
-    /// One table that splits a few buckets per insert: lookups probe two buckets at any size,
-    /// removals are always exact, inserts cost more.
-    OneTable,
-}
+use crate::settings::{DEFAULT_MAX_ITERATIONS, Growth, MAX_CAPACITY, Settings, SettingsError};
 
 /// A key's filter.
 #[derive(Debug, Clone)]
@@ -40,6 +30,40 @@ macro_rules! either {
 }
 
 impl KeyFilter {
+    /// An empty filter with these settings.
+    pub(crate) fn new(settings: &Settings) -> Result<Self, SettingsError> {
+        match settings.growth {
+            Growth::Chain => chain(settings).map(Self::Chain),
+            Growth::OneTable => one_table(settings).map(|filter| Self::OneTable(Box::new(filter))),
+        }
+    }
+
+    /// The settings this filter was built with, given the options only the module keeps
+    /// (`MAXITERATIONS`, `EXPANSION`); `None` if the filter cannot have come from them. A
+    /// one-table filter keeps no initial capacity: its settings carry the capacity it has now.
+    pub(crate) fn settings(&self, max_iterations: u64, expansion: u64) -> Option<Settings> {
+        let options = Settings::default()
+            .with_max_iterations(i64::try_from(max_iterations).ok()?)
+            .ok()?
+            .with_expansion(i64::try_from(expansion).ok()?)
+            .ok()?;
+        if options.expansion != expansion {
+            return None;
+        }
+        match self {
+            Self::Chain(filter) => chain_settings(filter, options),
+            Self::OneTable(filter) => {
+                let settings = Settings { growth: Growth::OneTable, ..options }
+                    .with_capacity(filter.capacity().min(MAX_CAPACITY as usize) as i64)
+                    .ok()?
+                    .with_error_rate(filter.target_false_positive_rate())
+                    .ok()?;
+                // As the saved form records them: the default count of iterations, not asked for.
+                (max_iterations == DEFAULT_MAX_ITERATIONS).then_some(settings.checked(|_| false).ok()?)
+            }
+        }
+    }
+
     /// A filter from bugu's bytes of either kind.
     pub(crate) fn from_bytes(bytes: &[u8]) -> Result<Self, PersistError> {
         match FilterKind::detect(bytes)? {
@@ -128,4 +152,52 @@ impl KeyFilter {
             Self::OneTable(_) => 0,
         }
     }
+}
+
+fn one_table(settings: &Settings) -> Result<ExpandingFilter, SettingsError> {
+    ExpandingFilter::builder()
+        .initial_capacity(settings.capacity as usize)
+        .false_positive_rate(settings.error_rate)
+        .build()
+        .map_err(|error| match error {
+            // The capacity was checked: what remains is a rate too low for the widest entries.
+            bugu::expanding::ExpandingConfigError::OutOfMemory { .. } => SettingsError::Capacity,
+            _ => SettingsError::ErrorRate,
+        })
+}
+
+fn chain(settings: &Settings) -> Result<GrowableFilter, SettingsError> {
+    GrowableFilter::builder()
+        .initial_capacity(settings.capacity as usize)
+        .bucket_size(settings.bucket_size as usize)
+        .eviction_limit(settings.eviction_limit())
+        .growth_factor(settings.growth_factor())
+        .max_levels(settings.max_levels())
+        .false_positive_rate(settings.error_rate)
+        .build()
+        .map_err(|error| match error {
+            // The capacity and bucket size were checked: what remains is a rate too low for
+            // 32-bit fingerprints, or a table too large for this machine.
+            GrowableConfigError::Level(bugu::ConfigError::OutOfMemory { .. })
+            | GrowableConfigError::Level(bugu::ConfigError::CapacityTooLarge(_))
+            | GrowableConfigError::Level(bugu::ConfigError::TableTooLarge { .. }) => SettingsError::Capacity,
+            _ => SettingsError::ErrorRate,
+        })
+}
+
+/// The settings a chain was built with, given the module's `options`; `None` if they disagree.
+fn chain_settings(filter: &GrowableFilter, options: Settings) -> Option<Settings> {
+    let first = filter.levels().first()?;
+    let settings = options
+        .with_capacity(i64::try_from(first.capacity()).ok()?)
+        .ok()?
+        .with_bucket_size(filter.bucket_size() as i64)
+        .ok()?
+        .with_error_rate(filter.target_false_positive_rate())
+        .ok()?;
+    let consistent = settings.eviction_limit() == filter.eviction_limit()
+        && filter.max_levels() == Some(settings.max_levels())
+        && (settings.expansion == 0 || filter.growth_factor() == settings.growth_factor())
+        && filter.level_count() <= settings.max_levels();
+    consistent.then_some(settings)
 }

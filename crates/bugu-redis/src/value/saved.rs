@@ -1,20 +1,9 @@
-//! The saved form: what an RDB file, a `DUMP` payload and a digest hold of a value, and the
-//! 32-byte header it shares with a dump's first chunk.
+//! The saved form: what an RDB file, a `DUMP` payload and a digest hold of a value.
 //!
-//! # The header
+//! # RDB encoding version 1
 //!
-//! | offset | size | field |
-//! |---:|---:|---|
-//! | 0 | 8 | magic `\x89BUGUCF\n` |
-//! | 8 | 2 | version, `1` |
-//! | 10 | 2 | `EXPANSION` as reported (0 or a power of two up to 32768) |
-//! | 12 | 4 | `MAXITERATIONS` (1..=65535) |
-//! | 16 | 8 | items deleted |
-//! | 24 | 8 | length of the filter's bytes (bugu's format, kind 2, with its own checksum) |
-//!
-//! # The saved form (RDB encoding version 1)
-//!
-//! One RDB string: the header, then `n` bytes of the filter, then a 16-byte trailer.
+//! One RDB string: the header (the one a dump's first chunk holds, described in `header`), then
+//! `n` bytes of the filter, then a 16-byte trailer.
 //!
 //! | offset | size | field |
 //! |---:|---:|---|
@@ -31,15 +20,9 @@
 
 use xxhash_rust::xxh3::xxh3_64;
 
+use super::header::{HEADER_BYTES, Header, valid_stamp};
 use super::{CfValue, Restoring};
-use crate::error::CfError;
 
-/// Length of the header.
-pub(crate) const HEADER_BYTES: usize = 32;
-const MAGIC: [u8; 8] = *b"\x89BUGUCF\n";
-const VERSION: u16 = 1;
-/// The longest filter a header may announce (1 TiB): a bound on what a restore may grow to.
-pub(super) const MAX_BODY_BYTES: u64 = 1 << 40;
 const STATE_FILTER: u32 = 0;
 const STATE_RESTORING: u32 = 1;
 
@@ -64,15 +47,6 @@ impl Encoding {
             _ => None,
         }
     }
-}
-
-/// The saved form's header (and a dump's first chunk).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Header {
-    pub(super) expansion: u64,
-    pub(super) max_iterations: u64,
-    pub(super) deleted: u64,
-    pub(super) body_len: u64,
 }
 
 impl CfValue {
@@ -117,7 +91,7 @@ impl CfValue {
         let complete = body.len() as u64 == header.body_len;
         match state {
             STATE_FILTER if complete => Restoring::finish(&header, body).map(Self::Ready),
-            STATE_RESTORING if !complete && super::dump::valid_stamp(stamp) => {
+            STATE_RESTORING if !complete && valid_stamp(stamp) => {
                 let mut received = Vec::new();
                 received.try_reserve_exact(body.len()).ok()?;
                 received.extend_from_slice(body);
@@ -125,51 +99,5 @@ impl CfValue {
             }
             _ => None,
         }
-    }
-}
-
-impl super::Ready {
-    /// The header that describes this filter.
-    pub(super) fn header(&self) -> Header {
-        Header {
-            expansion: self.settings.expansion,
-            max_iterations: self.settings.max_iterations,
-            deleted: self.deleted,
-            body_len: self.filter.serialized_len() as u64,
-        }
-    }
-}
-
-impl Header {
-    pub(super) fn encode(&self) -> [u8; HEADER_BYTES] {
-        let mut bytes = [0; HEADER_BYTES];
-        bytes[..8].copy_from_slice(&MAGIC);
-        bytes[8..10].copy_from_slice(&VERSION.to_le_bytes());
-        // Both were validated into these ranges.
-        bytes[10..12].copy_from_slice(&(self.expansion as u16).to_le_bytes());
-        bytes[12..16].copy_from_slice(&(self.max_iterations as u32).to_le_bytes());
-        bytes[16..24].copy_from_slice(&self.deleted.to_le_bytes());
-        bytes[24..32].copy_from_slice(&self.body_len.to_le_bytes());
-        bytes
-    }
-
-    pub(super) fn decode(bytes: &[u8]) -> Result<Self, CfError> {
-        let bytes: &[u8; HEADER_BYTES] = bytes.try_into().map_err(|_| CfError::InvalidHeader)?;
-        let u16_at = |at: usize| u64::from(u16::from_le_bytes([bytes[at], bytes[at + 1]]));
-        let u32_at =
-            |at: usize| u64::from(u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes")));
-        let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
-        let header = Self {
-            expansion: u16_at(10),
-            max_iterations: u32_at(12),
-            deleted: u64_at(16),
-            body_len: u64_at(24),
-        };
-        let valid = bytes[..8] == MAGIC
-            && u16_at(8) == u64::from(VERSION)
-            && (header.expansion == 0 || (header.expansion.is_power_of_two() && header.expansion <= 32_768))
-            && (1..=65_535).contains(&header.max_iterations)
-            && (1..=MAX_BODY_BYTES).contains(&header.body_len);
-        if valid { Ok(header) } else { Err(CfError::InvalidHeader) }
     }
 }

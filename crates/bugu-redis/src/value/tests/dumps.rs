@@ -1,7 +1,8 @@
 //! `CF.SCANDUMP`, `CF.LOADCHUNK` and the AOF rewrite's chunks.
 
 use super::*;
-use crate::value::dump::{CHUNK_BYTES, Cursor, MAX_DATA_CHUNKS, MAX_STAMP, chunk_len};
+use crate::value::dump::{CHUNK_BYTES, Cursor, MAX_DATA_CHUNKS, chunk_len};
+use crate::value::header::MAX_STAMP;
 
 /// A filter of several chunks: 12-bit fingerprints in buckets of 2, over 1 MiB at 800,000 items.
 fn large(items: u32) -> CfValue {

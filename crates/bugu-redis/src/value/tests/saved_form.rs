@@ -3,7 +3,7 @@
 use xxhash_rust::xxh3::xxh3_64;
 
 use super::*;
-use crate::value::saved::HEADER_BYTES;
+use crate::value::header::HEADER_BYTES;
 
 /// The saved form without its trailer: what encoding version 0 holds.
 fn content(saved: &[u8]) -> &[u8] {

@@ -1,7 +1,9 @@
 use proptest::prelude::*;
 
 use super::*;
-use crate::settings::SettingsError;
+use crate::settings::{Growth, SettingsError};
+use crate::value::dump::DumpStep;
+use crate::value::saved::Encoding;
 
 // The chunked dump and restore, and the saved form, each in its own file.
 mod dumps;
@@ -112,6 +114,32 @@ fn insert_errors_name_the_cause() {
     assert_eq!(fixed.insert_error(InsertError::Full), CfError::Full);
     assert_eq!(growing.insert_error(InsertError::CopyLimit { copies: 4 }), CfError::TooManyCopies);
     assert_eq!(fixed.insert_error(InsertError::OutOfMemory { bytes: 1 }), CfError::OutOfMemory);
+}
+
+#[test]
+fn a_built_filter_gives_its_settings_back() {
+    for settings in [
+        Settings::default(),
+        Settings::default().with_expansion(0).unwrap().with_bucket_size(8).unwrap(),
+        Settings::default()
+            .with_expansion(8)
+            .unwrap()
+            .with_max_iterations(3)
+            .unwrap()
+            .with_error_rate(0.0001)
+            .unwrap(),
+    ] {
+        let filter = KeyFilter::new(&settings).unwrap();
+        assert_eq!(filter.settings(settings.max_iterations, settings.expansion), Some(settings));
+        // Options that did not build this filter are refused.
+        assert_eq!(filter.settings(settings.max_iterations + 1, settings.expansion), None);
+    }
+}
+
+#[test]
+fn unreachable_rates_are_refused() {
+    let settings = Settings::default().with_error_rate(1e-15).unwrap();
+    assert_eq!(KeyFilter::new(&settings).unwrap_err(), SettingsError::ErrorRate);
 }
 
 #[test]

@@ -4,8 +4,16 @@
 //!
 //! Nothing here touches Redis, so every path is tested here without a server:
 //! - `key_filter`: the two kinds of filter, behind the operations the commands use;
-//! - `saved`: the saved form (RDB, `DUMP`, digests) and the header it shares with a dump;
+//! - `header`: the header a saved value and a dump share, and the range of a dump's stamp;
+//! - `saved`: the saved form (RDB, `DUMP`, digests);
 //! - `dump`: `CF.SCANDUMP`'s chunks, `CF.LOADCHUNK`'s restore and the AOF rewrite's chunks.
+//!
+//! The value is made of the parts in `key_filter` and `header`; `saved` and `dump` each add what
+//! they do to it, and are named by their own paths (`value::saved::Encoding`,
+//! `value::dump::DumpStep`) rather than through this module, so that the value depends on neither
+//! and each depends only on the value and the header.
+
+use std::hash::{BuildHasher, RandomState};
 
 use bugu::InsertError;
 
@@ -13,14 +21,13 @@ use crate::alloc::block_size;
 use crate::error::CfError;
 use crate::settings::Settings;
 
-mod dump;
+pub(crate) mod dump;
+mod header;
 mod key_filter;
-mod saved;
+pub(crate) mod saved;
 
-pub(crate) use dump::DumpStep;
-pub(crate) use key_filter::{Growth, KeyFilter};
-pub(crate) use saved::Encoding;
-use saved::Header;
+use header::Header;
+use key_filter::KeyFilter;
 
 /// The value under a key.
 pub(crate) enum CfValue {
@@ -63,7 +70,7 @@ pub(crate) struct Info {
 impl CfValue {
     /// An empty filter with these settings.
     pub(crate) fn reserve(settings: Settings) -> Result<Self, CfError> {
-        let filter = settings.build()?;
+        let filter = KeyFilter::new(&settings)?;
         Ok(Self::Ready(Ready::new(filter, settings, 0)))
     }
 
@@ -104,7 +111,7 @@ impl Restoring {
     fn finish(header: &Header, body: &[u8]) -> Option<Ready> {
         let filter = KeyFilter::from_bytes(body).ok()?;
         let Header { max_iterations, expansion, deleted, .. } = *header;
-        let settings = Settings::of_filter(&filter, max_iterations, expansion)?;
+        let settings = filter.settings(max_iterations, expansion)?;
         Some(Ready::new(filter, settings, deleted))
     }
 }
@@ -129,7 +136,17 @@ impl Ready {
     /// begun on another value that held this key (before a `DEL`, a `RESTORE`, a restart) is not
     /// taken for a dump of this one.
     fn new(filter: KeyFilter, settings: Settings, deleted: u64) -> Self {
-        Self { filter, settings, deleted, writes: dump::random_start() }
+        Self { filter, settings, deleted, writes: random_start() }
+    }
+
+    /// The header that describes this filter.
+    fn header(&self) -> Header {
+        Header {
+            expansion: self.settings.expansion,
+            max_iterations: self.settings.max_iterations,
+            deleted: self.deleted,
+            body_len: self.filter.serialized_len() as u64,
+        }
     }
 
     /// Adds one copy of an item.
@@ -198,6 +215,11 @@ impl Ready {
             max_iterations: self.settings.max_iterations,
         }
     }
+}
+
+/// A write count to start from, different in every value and every process.
+fn random_start() -> u32 {
+    RandomState::new().hash_one(0u8) as u32
 }
 
 #[cfg(test)]

@@ -250,8 +250,8 @@ fn run_curve(cli: &Cli) -> (String, bool) {
         })
         .collect();
     let svg_path = cli.out_dir.join("growth-curve.svg");
-    let svg = curve::chart(&points, cli.initial, guides).render();
-    let chart_note = match save(&svg_path, &svg) {
+    let written = curve::chart(&points, cli.initial, &guides).map_err(|error| error.to_string());
+    let chart_note = match written.and_then(|svg| save(&svg_path, &svg)) {
         Ok(()) => format!("Chart: {}", svg_path.display()),
         Err(error) => format!("Chart not written: {error}"),
     };

@@ -67,7 +67,7 @@ fn the_table_has_every_row_ratio_and_verdict() {
     for name in TABLE_RATIOS {
         let row = ratio_row(&stdout, name);
         let verdict = row.trim_end_matches('|').rsplit('|').next().unwrap().trim();
-        // The issue's targets are the default, for every ratio but the final bits ratio.
+        // The project's targets are the default, for every ratio but the final bits ratio.
         let expected: &[&str] = if name == "bits-final" { &[""] } else { &["met", "missed"] };
         assert!(expected.contains(&verdict), "{name}: verdict {verdict:?} in {row}");
     }
@@ -89,7 +89,7 @@ fn the_table_has_every_row_ratio_and_verdict() {
 }
 
 #[test]
-fn targets_from_the_command_line_replace_the_issue_s() {
+fn targets_from_the_command_line_replace_the_defaults() {
     let dir = out_dir("targets");
     let output =
         growth(&["--keys", "1e4", "--target", "bits-per-item<=1", "--target", "fpr-over-target<=1000"], &dir);

@@ -98,7 +98,7 @@ pub fn measure(keys: usize, rounds: usize, chunk: usize, seed: u64) -> KernelRun
     let absent = u64_keys(seed, keys as u64, chunk * key_sets);
     let out_of_line: fn(&ReferenceFilter, u64) -> bool = black_box(reference_out_of_line);
 
-    let sweep = memory_floor::advised_vec(EVICTION_BYTES / 8, |i| i as u64);
+    let sweep = memory_floor::advised_bytes(EVICTION_BYTES, |i| i as u8);
     let mut times = Rounds::new(&VARIANTS, BASELINE);
     for round in 0..rounds {
         let lookups = &absent[(round % key_sets) * chunk..][..chunk];
@@ -165,11 +165,11 @@ pub fn render(machine: &str, load: Loads, rounds: usize, runs: &[KernelRun]) -> 
 const EVICTION_BYTES: usize = 64 << 20;
 
 /// ns per lookup of a loop that counts the keys `contains` answers yes for, as the C++
-/// benchmark's loop does (`found_count += Contain(v)`), timed after a read of one word per line
+/// benchmark's loop does (`found_count += Contain(v)`), timed after a read of one byte per line
 /// of `sweep` has pushed the tables out of the caches.
 #[inline(always)]
-fn time_lookups(sweep: &[u64], keys: &[u64], contains: impl Fn(u64) -> bool) -> f64 {
-    black_box(sweep.iter().step_by(8).fold(0u64, |sum, &word| sum.wrapping_add(word)));
+fn time_lookups(sweep: &[u8], keys: &[u64], contains: impl Fn(u64) -> bool) -> f64 {
+    black_box(sweep.iter().step_by(memory_floor::LINE_BYTES).fold(0u64, |sum, &byte| sum + u64::from(byte)));
     let (elapsed, found) = Clock::Wall.time(|| keys.iter().map(|&key| contains(key) as usize).sum::<usize>());
     black_box(found);
     ns_per_op(elapsed, keys.len())

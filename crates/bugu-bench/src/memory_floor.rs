@@ -25,20 +25,16 @@
 
 use std::hint::black_box;
 
+use memmap2::MmapMut;
+
 use crate::timing::{Clock, median, ns_per_op};
 
 /// Bytes per cache line.
 pub const LINE_BYTES: usize = 64;
 
 /// Buffers from this size on are advised to use huge pages (bugu's table uses the same threshold).
+#[cfg(target_os = "linux")]
 const HUGE_PAGE_THRESHOLD: usize = 4 << 20;
-/// A transparent huge page on x86-64 and most aarch64 kernels.
-const HUGE_PAGE: usize = 2 << 20;
-
-/// One cache line, aligned as one, so every read touches exactly one line.
-#[derive(Clone, Copy)]
-#[repr(C, align(64))]
-struct Line([u64; LINE_BYTES / 8]);
 
 /// Whether a prefetch window issues prefetches on this architecture (x86-64 only).
 pub const PREFETCHES: bool = cfg!(target_arch = "x86_64");
@@ -87,7 +83,7 @@ pub fn measure(buffer_bytes: usize, reads: usize, repeats: usize, window: usize,
         }
     }
     Floor {
-        buffer_bytes: buffer.len() * LINE_BYTES,
+        buffer_bytes: buffer.len(),
         reads,
         ns_per_line: ns_per_op(median(&plain), reads),
         window,
@@ -95,40 +91,52 @@ pub fn measure(buffer_bytes: usize, reads: usize, repeats: usize, window: usize,
     }
 }
 
-/// `lines` lines, advised for huge pages, then written (each word holds its line's index).
-fn filled_buffer(lines: usize) -> Vec<Line> {
-    advised_vec(lines, |i| Line([i as u64; LINE_BYTES / 8]))
+/// `lines` lines, advised for huge pages, then written (each line's bytes hold its index, modulo
+/// 256).
+fn filled_buffer(lines: usize) -> MmapMut {
+    advised_bytes(lines * LINE_BYTES, |i| (i / LINE_BYTES) as u8)
 }
 
-/// `len` values, on the pages a table of that size gets (huge pages advised from 4 MiB on, like
-/// bugu's table): advised before the first write, then written, value `i` being `value(i)`.
-pub fn advised_vec<T>(len: usize, value: impl FnMut(usize) -> T) -> Vec<T> {
-    let mut buffer: Vec<T> = Vec::with_capacity(len);
-    // Before the first write: the kernel picks the page size when a page is first touched.
-    advise_huge_pages(buffer.as_ptr().cast(), buffer.capacity() * size_of::<T>());
-    buffer.extend((0..len).map(value));
+/// `len` bytes (at least one), on the pages a table of that size gets (huge pages advised from
+/// 4 MiB on, like bugu's table): an anonymous mapping, advised before the first write, then
+/// written, byte `i` being `byte(i)`. The mapping starts on a page boundary, so a line at a
+/// multiple of [`LINE_BYTES`] is one cache line.
+///
+/// # Panics
+/// If the system refuses the mapping.
+pub fn advised_bytes(len: usize, mut byte: impl FnMut(usize) -> u8) -> MmapMut {
+    let mut buffer = MmapMut::map_anon(len.max(1)).expect("an anonymous mapping");
+    // Before the first write: the kernel picks the page size when a page is first touched. The
+    // advice is a hint; refused, the buffer stays on 4 KiB pages.
+    #[cfg(target_os = "linux")]
+    if buffer.len() >= HUGE_PAGE_THRESHOLD {
+        let _ = buffer.advise(memmap2::Advice::HugePage);
+    }
+    for (i, slot) in buffer.iter_mut().enumerate() {
+        *slot = byte(i);
+    }
     buffer
 }
 
-/// The timed loop: `reads` loads of one word from lines picked at random, summed; with a
+/// The timed loop: `reads` loads of one byte from lines picked at random, summed; with a
 /// `window` above 0, the line `window` reads ahead is prefetched before each load. The lines read
 /// (and so the sum) depend on the starting state only, never on the window. Out of line so that
 /// every caller times the same code.
 #[inline(never)]
-fn read_lines(buffer: &[Line], reads: usize, window: usize, state: &mut u64) -> u64 {
-    let lines = buffer.len() as u64;
+fn read_lines(buffer: &[u8], reads: usize, window: usize, state: &mut u64) -> u64 {
+    let lines = (buffer.len() / LINE_BYTES) as u64;
     let mut x = *state;
     // The same sequence, `window` steps ahead of `x`: its lines are the ones prefetched.
     let mut ahead = x;
     for _ in 0..window {
-        prefetch(&buffer[next_line(&mut ahead, lines)]);
+        prefetch(&buffer[next_line(&mut ahead, lines) * LINE_BYTES]);
     }
     let mut sum = 0u64;
     for _ in 0..reads {
         if window > 0 {
-            prefetch(&buffer[next_line(&mut ahead, lines)]);
+            prefetch(&buffer[next_line(&mut ahead, lines) * LINE_BYTES]);
         }
-        sum = sum.wrapping_add(buffer[next_line(&mut x, lines)].0[0]);
+        sum = sum.wrapping_add(u64::from(buffer[next_line(&mut x, lines) * LINE_BYTES]));
     }
     *state = x;
     sum
@@ -147,41 +155,20 @@ fn next_line(x: &mut u64, lines: u64) -> usize {
     ((u128::from(z) * u128::from(lines)) >> 64) as usize
 }
 
-/// Asks the CPU to start loading `line` into the L1 cache (`prefetcht0`); nothing elsewhere.
+/// Asks the CPU to start loading the line of `byte` into the L1 cache (`prefetcht0`); nothing
+/// elsewhere.
 #[inline(always)]
-fn prefetch(line: &Line) {
+fn prefetch(byte: &u8) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: SSE is part of the x86-64 baseline, and a prefetch is only a hint: it never faults
     // and never changes memory, and the address is that of a live reference anyway.
     unsafe {
         use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(line).cast());
+        _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(byte).cast());
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = line;
+    let _ = byte;
 }
-
-/// Advises huge pages for the whole 2 MiB pages inside the `len` bytes at `start`, if `len` is at
-/// least [`HUGE_PAGE_THRESHOLD`] (as bugu's table does).
-#[cfg(target_os = "linux")]
-fn advise_huge_pages(start: *const u8, len: usize) {
-    if len < HUGE_PAGE_THRESHOLD {
-        return;
-    }
-    let aligned = (start as usize).next_multiple_of(HUGE_PAGE);
-    let end = (start as usize + len) / HUGE_PAGE * HUGE_PAGE;
-    if end > aligned {
-        // SAFETY: [aligned, end) lies inside the allocation of `len` bytes at `start`; MADV_HUGEPAGE
-        // only changes how the kernel backs those pages, never their contents or validity. Failure
-        // is harmless (the buffer stays on 4 KiB pages).
-        unsafe {
-            libc::madvise(aligned as *mut libc::c_void, end - aligned, libc::MADV_HUGEPAGE);
-        }
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn advise_huge_pages(_start: *const u8, _len: usize) {}
 
 #[cfg(test)]
 mod tests {
@@ -189,7 +176,8 @@ mod tests {
 
     #[test]
     fn small_and_huge_page_buffers_give_a_positive_finite_floor() {
-        for bytes in [64 << 10, HUGE_PAGE_THRESHOLD + 12_345] {
+        // One buffer below the huge-page threshold, one above it.
+        for bytes in [64 << 10, (4 << 20) + 12_345] {
             let floor = measure(bytes, 100_000, 3, 16, Clock::Wall);
             assert!(floor.buffer_bytes >= bytes && floor.buffer_bytes.is_multiple_of(LINE_BYTES));
             assert!(floor.ns_per_line.is_finite() && floor.ns_per_line > 0.0, "{floor:?}");
@@ -214,9 +202,9 @@ mod tests {
         assert!(sum > 0 && sum <= 2 * 3000);
     }
 
-    /// What a loop over `buffer` returns (the sum of the indices of the lines it read: each line
-    /// holds its own index) and the state it leaves, from a fixed start.
-    fn sum_and_state(buffer: &[Line], reads: usize, window: usize) -> (u64, u64) {
+    /// What a loop over `buffer` returns (the sum of the indices, modulo 256, of the lines it
+    /// read: each line holds its own) and the state it leaves, from a fixed start.
+    fn sum_and_state(buffer: &[u8], reads: usize, window: usize) -> (u64, u64) {
         let mut state = 0x1234_5678;
         let sum = read_lines(buffer, reads, window, &mut state);
         (sum, state)
@@ -234,7 +222,7 @@ mod tests {
         assert_ne!(read_lines(&buffer, 50_000, 16, &mut other), plain.0);
         // And it is the sum of the line indices the generator picks.
         let mut x = 0x1234_5678;
-        let expected: u64 = (0..50_000).map(|_| next_line(&mut x, 10_007) as u64).sum();
+        let expected: u64 = (0..50_000).map(|_| u64::from(next_line(&mut x, 10_007) as u8)).sum();
         assert_eq!((plain.0, plain.1), (expected, x));
         // A window longer than the loop still reads exactly `reads` lines.
         assert_eq!(sum_and_state(&buffer, 10, 0), sum_and_state(&buffer, 10, 100));

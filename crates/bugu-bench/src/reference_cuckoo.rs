@@ -19,6 +19,8 @@
 //! that bugu is compared with a reference that misses the TLB no more than bugu does (the C++
 //! binary's table, on 4 KiB pages, misses it more).
 
+use memmap2::MmapMut;
+
 use crate::memory_floor;
 use crate::workload::SplitMix64;
 
@@ -33,7 +35,7 @@ const MAX_KICKS: u32 = 500;
 /// insert ([`add`](Self::add)).
 pub struct ReferenceFilter {
     /// The packed buckets and 8 bytes more, so that the last bucket's 8-byte load stays inside.
-    bytes: Vec<u8>,
+    bytes: MmapMut,
     buckets: u32,
     seed: u64,
     /// Tags stored (the victim's not counted).
@@ -66,7 +68,7 @@ impl ReferenceFilter {
         let buckets = ((10.0 + keys as f64 / 0.94 / SLOTS as f64) as u64 / 2 * 2).max(2);
         // The alternate is computed in `i32`, as the reference computes it.
         let buckets = i32::try_from(buckets).expect("the reference indexes buckets with an i32") as u32;
-        let bytes = memory_floor::advised_vec(buckets as usize * BUCKET_BYTES + 8, byte);
+        let bytes = memory_floor::advised_bytes(buckets as usize * BUCKET_BYTES + 8, byte);
         ReferenceFilter { bytes, buckets, seed, items: 0, victim: None }
     }
 

@@ -35,7 +35,11 @@ impl Clock {
     #[inline]
     pub fn time<R>(&self, f: impl FnOnce() -> R) -> (Duration, R) {
         match self {
-            Clock::Wall => time(f),
+            Clock::Wall => {
+                let start = Instant::now();
+                let result = f();
+                (start.elapsed(), result)
+            }
             Clock::Thread => {
                 let start = thread_cpu_time();
                 let result = f();
@@ -60,14 +64,6 @@ fn thread_cpu_time() -> Duration {
 fn thread_cpu_time() -> Duration {
     static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
     START.get_or_init(Instant::now).elapsed()
-}
-
-/// Runs `f` once and returns how long it took (wall clock) with its result.
-#[inline]
-pub fn time<R>(f: impl FnOnce() -> R) -> (Duration, R) {
-    let start = Instant::now();
-    let result = f();
-    (start.elapsed(), result)
 }
 
 /// What a median is taken of: timed durations, or figures already in ns (e.g. parsed from another

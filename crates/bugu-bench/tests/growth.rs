@@ -67,7 +67,7 @@ fn the_table_has_every_row_ratio_and_verdict() {
     for name in TABLE_RATIOS {
         let row = ratio_row(&stdout, name);
         let verdict = row.trim_end_matches('|').rsplit('|').next().unwrap().trim();
-        // The issue's targets are the default, for every ratio but the final bits ratio.
+        // The project's targets are the default, for every ratio but the final bits ratio.
         let expected: &[&str] = if name == "bits-final" { &[""] } else { &["met", "missed"] };
         assert!(expected.contains(&verdict), "{name}: verdict {verdict:?} in {row}");
     }
@@ -89,7 +89,7 @@ fn the_table_has_every_row_ratio_and_verdict() {
 }
 
 #[test]
-fn targets_from_the_command_line_replace_the_issue_s() {
+fn targets_from_the_command_line_replace_the_defaults() {
     let dir = out_dir("targets");
     let output =
         growth(&["--keys", "1e4", "--target", "bits-per-item<=1", "--target", "fpr-over-target<=1000"], &dir);
@@ -127,7 +127,19 @@ fn the_curve_has_eight_sizes_and_a_chart() {
     }
     let svg = std::fs::read_to_string(dir.join("growth-curve.svg")).unwrap();
     assert!(svg.starts_with("<svg") && svg.ends_with("</svg>\n"));
-    assert_eq!(svg.matches("<polyline").count(), 2);
-    assert!(svg.contains(">target 2x</text>"), "{svg}");
+    // A line through the eight sizes for each of the two series.
+    let through_every_size = svg
+        .lines()
+        .filter(|l| {
+            let points = l.split("points=\"").nth(1).and_then(|rest| rest.split('"').next());
+            l.starts_with("<polyline") && points.is_some_and(|p| p.split_whitespace().count() == 8)
+        })
+        .count();
+    assert_eq!(through_every_size, 2, "{svg}");
+    let texts: Vec<&str> =
+        svg.split("</text>").filter_map(|t| t.rsplit_once('>')).map(|(_, t)| t.trim()).collect();
+    for label in ["absent lookups", "present lookups", "target 2x"] {
+        assert!(texts.contains(&label), "{label}: {svg}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -220,7 +220,7 @@ mod tests {
         assert!(Cli::try_parse_from(["x", "--fastfilter", "d", "--floor-window", "0"]).is_err());
         let cli = Cli::try_parse_from(["x", "--fastfilter", "d", "--floor-window", "16"]).unwrap();
         assert_eq!(cli.floor_window, 16);
-        // The targets on the context rows and the prefetched floor are accepted names.
+        // Targets on the context rows and the prefetched floor are accepted names.
         let cli = Cli::try_parse_from([
             "x",
             "--fastfilter",

@@ -2,13 +2,17 @@
 //! capacity to that size against a `CuckooFilter` pre-sized for it, absent and present lookups
 //! one by one, medians of interleaved repeats; a table and an SVG chart of the ratios.
 
+use std::error::Error;
 use std::fmt::Write as _;
 use std::hint::black_box;
+
+use plotters::prelude::*;
 
 use bugu::{Filter, FilterMut};
 
 use super::rows::{expanding, pre_sized};
-use super::svg::{Chart, Series};
+use crate::contender::grouped;
+use crate::report::charts::{COLOURS, SIZE, canvas, frame, legend, legend_line};
 use crate::timing::{Clock, median, ns_per_op};
 use crate::workload::{Workload, u64_keys};
 
@@ -125,19 +129,53 @@ pub fn table(points: &[CurvePoint]) -> String {
     out
 }
 
-/// The curve as a chart, with a dashed line at each `(limit, label)` guide.
-pub fn chart(points: &[CurvePoint], initial: usize, guides: Vec<(f64, String)>) -> Chart {
-    let series = |name: &str, i: usize| Series {
-        name: name.to_string(),
-        points: points.iter().map(|p| (p.size as f64, p.ratios()[i])).collect(),
+/// The curve as an SVG chart: the absent and present lookups' ratios against the size (log
+/// scale), with a dashed line at each `(limit, label)` guide.
+pub fn chart(
+    points: &[CurvePoint],
+    initial: usize,
+    guides: &[(f64, String)],
+) -> Result<String, Box<dyn Error>> {
+    let series = |i: usize| -> Vec<(f64, f64)> {
+        points
+            .iter()
+            .map(|p| (p.size as f64, p.ratios()[i]))
+            .filter(|&(x, y)| x > 0.0 && y.is_finite())
+            .collect()
     };
-    Chart {
-        title: format!("ExpandingFilter grown from {initial} / CuckooFilter pre-sized: lookup time"),
-        x_label: "items inserted (log scale)".to_string(),
-        y_label: "time ratio (expanding / pre-sized)".to_string(),
-        series: vec![series("absent lookups", 0), series("present lookups", 1)],
-        guides,
+    let lines = [("absent lookups", series(0)), ("present lookups", series(1))];
+    let xs = lines.iter().flat_map(|(_, line)| line.iter().map(|p| p.0));
+    let (x_min, x_max) = xs.fold((f64::INFINITY, 0.0f64), |(low, high), x| (low.min(x), high.max(x)));
+    let (x_min, x_max) = if x_min <= x_max { (x_min / 1.5, x_max * 1.5) } else { (1.0, 10.0) };
+    let ys = lines.iter().flat_map(|(_, line)| line.iter().map(|p| p.1)).chain(guides.iter().map(|g| g.0));
+    let y_max = ys.fold(0.0, f64::max);
+    let y_top = if y_max > 0.0 { y_max * 1.1 } else { 1.0 };
+
+    let mut svg = String::new();
+    {
+        let root = canvas(SVGBackend::with_string(&mut svg, SIZE))?;
+        let caption = format!("ExpandingFilter grown from {initial} / CuckooFilter pre-sized: lookup time");
+        let mut chart = frame(&root, caption).build_cartesian_2d((x_min..x_max).log_scale(), 0.0..y_top)?;
+        chart
+            .configure_mesh()
+            .x_desc("items inserted (log scale)")
+            .y_desc("time ratio (expanding / pre-sized)")
+            .x_labels(6)
+            .x_label_formatter(&|x| grouped(x.round() as usize))
+            .draw()?;
+        for ((name, line), colour) in lines.into_iter().zip(COLOURS) {
+            let style = colour.stroke_width(2);
+            chart.draw_series(LineSeries::new(line, style))?.label(name).legend(legend_line(style));
+        }
+        let guide_style = RGBColor(85, 85, 85).stroke_width(1);
+        for (limit, label) in guides {
+            let dashed = DashedLineSeries::new([(x_min, *limit), (x_max, *limit)], 6, 4, guide_style);
+            chart.draw_series(dashed)?.label(label).legend(legend_line(guide_style));
+        }
+        legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
+        root.present()?;
     }
+    Ok(svg)
 }
 
 #[cfg(test)]
@@ -150,6 +188,13 @@ mod tests {
         assert_eq!(sizes, [1_000, 3_728, 13_895, 51_795, 193_070, 719_686, 2_682_696, 10_000_000]);
         assert_eq!(log_sizes(1_000, 1_000, 1), [1_000]);
         assert_eq!(log_sizes(10, 1_000, 3), [10, 100, 1_000]);
+    }
+
+    #[test]
+    fn a_chart_of_no_points_still_renders() {
+        let svg = chart(&[], 100, &[]).unwrap();
+        assert!(svg.starts_with("<svg") && svg.ends_with("</svg>\n"), "{svg}");
+        assert!(!svg.contains("NaN") && !svg.contains("inf"), "{svg}");
     }
 
     #[test]
@@ -170,7 +215,11 @@ mod tests {
         let text = table(std::slice::from_ref(&point));
         assert_eq!(text.lines().count(), 3);
         assert!(text.lines().nth(2).unwrap().starts_with("| 5000 |"), "{text}");
-        let svg = chart(&[point], 100, vec![(2.0, "target".into())]).render();
-        assert_eq!(svg.matches("<polyline").count(), 2);
+        let svg = chart(&[point], 100, &[(2.0, "target".into())]).unwrap();
+        let texts: Vec<&str> =
+            svg.split("</text>").filter_map(|t| t.rsplit_once('>')).map(|(_, t)| t.trim()).collect();
+        for label in ["absent lookups", "present lookups", "target"] {
+            assert!(texts.contains(&label), "{label}: {svg}");
+        }
     }
 }

@@ -1,8 +1,6 @@
 //! The `growth` benchmark's pieces: its rows ([`rows`]), the per-insert profile of a growing
-//! filter ([`profile`]), the ratio curve over sizes ([`curve`]) and the SVG chart it draws
-//! ([`svg`]).
+//! filter ([`profile`]), and the ratio curve over sizes and its chart ([`curve`]).
 
 pub mod curve;
 pub mod profile;
 pub mod rows;
-pub mod svg;

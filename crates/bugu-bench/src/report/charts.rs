@@ -9,13 +9,14 @@
 use std::error::Error;
 use std::path::{Path, PathBuf};
 
+use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::Report;
 use crate::contender::{grouped, percent};
 
 /// Distinct colours, bugu rows first in table order.
-const COLOURS: [RGBColor; 12] = [
+pub(crate) const COLOURS: [RGBColor; 12] = [
     RGBColor(214, 39, 40),
     RGBColor(255, 127, 14),
     RGBColor(140, 86, 75),
@@ -45,6 +46,48 @@ fn colour_of(series: &[(String, RGBColor)], name: &str) -> RGBColor {
     series.iter().find(|(n, _)| n == name).map_or(BLACK, |&(_, c)| c)
 }
 
+/// Width and height of every chart, in pixels.
+pub(crate) const SIZE: (u32, u32) = (960, 600);
+
+/// A white drawing area of [`SIZE`] over `backend`.
+pub(crate) fn canvas<'a>(
+    backend: SVGBackend<'a>,
+) -> Result<DrawingArea<SVGBackend<'a>, Shift>, Box<dyn Error>> {
+    let root = backend.into_drawing_area();
+    root.fill(&WHITE)?;
+    Ok(root)
+}
+
+/// The frame every chart shares: `caption` above the plot, and room for the axes' labels.
+pub(crate) fn frame<'a, 'b, 'c>(
+    root: &'a DrawingArea<SVGBackend<'c>, Shift>,
+    caption: String,
+) -> ChartBuilder<'a, 'b, SVGBackend<'c>> {
+    let mut builder = ChartBuilder::on(root);
+    builder.caption(caption, ("sans-serif", 22)).margin(20).x_label_area_size(50).y_label_area_size(70);
+    builder
+}
+
+/// A legend entry's sample: a short line in `style`.
+pub(crate) fn legend_line(style: ShapeStyle) -> impl Fn((i32, i32)) -> PathElement<(i32, i32)> {
+    move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style)
+}
+
+/// Draws the legend of `chart`'s labelled series at `position`, on a box that keeps lines
+/// under it readable.
+pub(crate) fn legend<'a, 'b: 'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, SVGBackend<'b>, CT>,
+    position: SeriesLabelPosition,
+) -> Result<(), Box<dyn Error>> {
+    chart
+        .configure_series_labels()
+        .position(position)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()?;
+    Ok(())
+}
+
 /// Chart 1: ns per lookup (0% present) against the number of keys.
 pub fn lookup_chart(report: &Report, path: &Path) -> Result<(), Box<dyn Error>> {
     let sizes = report.sizes();
@@ -52,19 +95,10 @@ pub fn lookup_chart(report: &Report, path: &Path) -> Result<(), Box<dyn Error>> 
     // Headroom above the highest point keeps the lines clear of the legend in the upper left.
     let y_max = report.measurements.iter().map(|m| m.lookup_ns[0]).fold(0.0, f64::max) * 1.7;
 
-    let root = SVGBackend::new(path, (960, 600)).into_drawing_area();
-    root.fill(&WHITE)?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(
-            format!(
-                "Lookup of absent keys ({} keys, median of {} repeat(s))",
-                report.key_type, report.repeats
-            ),
-            ("sans-serif", 22),
-        )
-        .margin(20)
-        .x_label_area_size(50)
-        .y_label_area_size(70)
+    let root = canvas(SVGBackend::new(path, SIZE))?;
+    let caption =
+        format!("Lookup of absent keys ({} keys, median of {} repeat(s))", report.key_type, report.repeats);
+    let mut chart = frame(&root, caption)
         .build_cartesian_2d((min as f64 / 1.5..max as f64 * 1.5).log_scale(), 0.0..y_max.max(1.0))?;
     chart
         .configure_mesh()
@@ -84,15 +118,10 @@ pub fn lookup_chart(report: &Report, path: &Path) -> Result<(), Box<dyn Error>> 
         chart
             .draw_series(LineSeries::new(points.clone(), colour.stroke_width(2)))?
             .label(name)
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2)));
+            .legend(legend_line(colour.stroke_width(2)));
         chart.draw_series(points.into_iter().map(|p| Circle::new(p, 4, colour.filled())))?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()?;
+    legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
     root.present()?;
     Ok(())
 }
@@ -107,8 +136,7 @@ pub fn space_chart(report: &Report, keys: usize, path: &Path) -> Result<Vec<Stri
     if shown.is_empty() {
         // Small sizes can measure no false positive at all (a peer's random hasher makes that
         // vary from run to run): the chart is still written, saying so, so that its path exists.
-        let root = SVGBackend::new(path, (960, 600)).into_drawing_area();
-        root.fill(&WHITE)?;
+        let root = canvas(SVGBackend::new(path, SIZE))?;
         root.draw(&Text::new(
             format!(
                 "Space vs accuracy at {} {} keys: no filter measured a false positive ({})",
@@ -126,17 +154,10 @@ pub fn space_chart(report: &Report, keys: usize, path: &Path) -> Result<Vec<Stri
     let fp_max = shown.iter().map(|m| m.fp_rate()).fold(0.0, f64::max) * 2.0;
     let bits_max = shown.iter().map(|m| m.bits_per_item()).fold(0.0, f64::max) * 1.15;
 
-    let root = SVGBackend::new(path, (960, 600)).into_drawing_area();
-    root.fill(&WHITE)?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(
-            format!("Space vs accuracy at {} {} keys (lower left is better)", grouped(keys), report.key_type),
-            ("sans-serif", 22),
-        )
-        .margin(20)
-        .x_label_area_size(50)
-        .y_label_area_size(70)
-        .build_cartesian_2d((fp_min..fp_max).log_scale(), 0.0..bits_max)?;
+    let root = canvas(SVGBackend::new(path, SIZE))?;
+    let caption =
+        format!("Space vs accuracy at {} {} keys (lower left is better)", grouped(keys), report.key_type);
+    let mut chart = frame(&root, caption).build_cartesian_2d((fp_min..fp_max).log_scale(), 0.0..bits_max)?;
     chart
         .configure_mesh()
         .x_desc("measured false-positive rate")
@@ -152,7 +173,7 @@ pub fn space_chart(report: &Report, keys: usize, path: &Path) -> Result<Vec<Stri
     chart
         .draw_series(LineSeries::new(floor, BLACK.mix(0.4).stroke_width(1)))?
         .label("log2(1/eps): information-theoretic floor")
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.mix(0.4)));
+        .legend(legend_line(BLACK.mix(0.4).into()));
 
     let colours = series(report);
     for (i, m) in shown.iter().enumerate() {
@@ -176,12 +197,7 @@ pub fn space_chart(report: &Report, keys: usize, path: &Path) -> Result<Vec<Stri
                 ),
         ))?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()?;
+    legend(&mut chart, SeriesLabelPosition::UpperRight)?;
     if !left_out.is_empty() {
         root.draw(&Text::new(
             format!("not shown (no false positive measured): {}", left_out.join(", ")),

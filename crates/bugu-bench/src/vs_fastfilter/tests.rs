@@ -149,7 +149,7 @@ fn the_report_shows_every_target_and_round() {
 }
 
 #[test]
-fn the_ratio_names_are_unique_and_the_issue_targets_are_expressible() {
+fn the_ratio_names_are_unique_and_the_project_targets_are_expressible() {
     let names = ratio_names();
     let mut unique = names.clone();
     unique.sort_unstable();

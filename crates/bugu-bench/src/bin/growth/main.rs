@@ -17,7 +17,7 @@
 //! fills (the slowest insert, the 99.9th percentile; each fill's own slowest beside them), and
 //! sample the memory at
 //! 10^4..10^7 items (bits per item averaged over sizes). It prints one markdown table and the
-//! ratios the issue judges growth by, each next to its `--target` (the issue's by default) with
+//! ratios the project judges growth by, each next to its `--target` (the project's by default) with
 //! "met" or "missed". `--curve` measures instead the lookup ratio of the expanding filter to a
 //! pre-sized one at 8 sizes from 10^3 to `--curve-max` and draws it. Reports go to `--out-dir`.
 
@@ -38,8 +38,8 @@ use clap::Parser;
 
 mod report;
 
-/// The issue's targets, the default `--target`s (passing any `--target` replaces them all).
-const ISSUE_TARGETS: [&str; 14] = [
+/// The project's targets for growth, the default `--target`s (passing any `--target` replaces them all).
+const DEFAULT_TARGETS: [&str; 14] = [
     "lookup-absent<=1.3",
     "lookup-present<=1.3",
     "lookup-absent-batched<=1.5",
@@ -112,9 +112,9 @@ struct Cli {
     /// Seed of the keys and of the lookup order.
     #[arg(long, default_value_t = 42)]
     seed: u64,
-    /// What a figure must be, `NAME<=LIMIT` or `NAME>=LIMIT`, repeatable; the issue's targets
-    /// by default.
-    #[arg(long = "target", default_values = ISSUE_TARGETS)]
+    /// What a figure must be, `NAME<=LIMIT` or `NAME>=LIMIT`, repeatable; the project's
+    /// targets by default.
+    #[arg(long = "target", default_values = DEFAULT_TARGETS)]
     targets: Vec<Target>,
     /// Measure the lookup-ratio curve over 8 sizes instead of the table.
     #[arg(long)]
@@ -250,8 +250,8 @@ fn run_curve(cli: &Cli) -> (String, bool) {
         })
         .collect();
     let svg_path = cli.out_dir.join("growth-curve.svg");
-    let svg = curve::chart(&points, cli.initial, guides).render();
-    let chart_note = match save(&svg_path, &svg) {
+    let written = curve::chart(&points, cli.initial, &guides).map_err(|error| error.to_string());
+    let chart_note = match written.and_then(|svg| save(&svg_path, &svg)) {
         Ok(()) => format!("Chart: {}", svg_path.display()),
         Err(error) => format!("Chart not written: {error}"),
     };

@@ -1,5 +1,5 @@
 //! The table mode's report: the markdown table of every row, the per-insert figures, and the
-//! ratios the issue judges growth by, each next to its target.
+//! ratios the project judges growth by, each next to its target.
 
 use std::fmt::Write as _;
 
@@ -130,11 +130,11 @@ pub(crate) fn render(
             averaged(Row::Expanding).zip(averaged(Row::PreSized)).map(|(e, p)| e / p),
         ),
         (
-            "ExpandingFilter bits per item, final (a value; the issue's limit is at 10^7)",
+            "ExpandingFilter bits per item, final (a value; its target applies at 10^7)",
             Some(exp.bits_per_item()),
         ),
         (
-            "ExpandingFilter slowest single insert, µs (a value; the issue's limit is at 10^7)",
+            "ExpandingFilter slowest single insert, µs (a value; its target applies at 10^7)",
             profile(Row::Expanding).map(|p| p.max_ns as f64 / 1_000.0),
         ),
         ("ExpandingFilter measured false-positive rate / target", Some(exp.fp_rate() / cli.fpr)),

@@ -6,7 +6,7 @@
 
 use std::hint::black_box;
 
-use bugu::{CuckooFilter, CuckooView, Filter, FilterMut};
+use bugu::{CuckooFilter, CuckooView, Filter, FilterMut, Persist};
 use bugu_bench::workload::SplitMix64;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 

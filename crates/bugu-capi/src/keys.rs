@@ -5,7 +5,7 @@
 
 use std::ffi::{c_char, c_void};
 
-use bugu::{ConcurrentFilter, CuckooFilter};
+use bugu::{ConcurrentFilter, CuckooFilter, Persist};
 
 use crate::expanding::{bugu_expanding, target as expanding_target, target_mut as expanding_target_mut};
 use crate::filter::{bugu_filter, target as filter_target};

@@ -13,6 +13,7 @@
 //! filter: after locking, it checks that the name still leads to the file it locked, and
 //! otherwise locks the new one. Queries need no lock: a save replaces the file whole.
 
+use bugu::Persist;
 use std::fs::File;
 use std::io::Read;
 use std::path::Path;

@@ -5,7 +5,9 @@ use std::fs;
 use std::path::Path;
 
 use assert_cmd::Command;
-use bugu::{CuckooFilter, CuckooView, ExpandingFilter, ExpandingView, Filter, FilterMut, GrowableFilter};
+use bugu::{
+    CuckooFilter, CuckooView, ExpandingFilter, ExpandingView, Filter, FilterMut, GrowableFilter, Persist,
+};
 use tempfile::TempDir;
 
 /// Text keys (some non-ASCII), decimal integers as text, and absent keys to probe.

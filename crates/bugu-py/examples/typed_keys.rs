@@ -10,7 +10,7 @@
 use std::process::ExitCode;
 
 use bugu::persist::FilterKind;
-use bugu::{CuckooFilter, Filter, FilterMut, GrowableFilter};
+use bugu::{CuckooFilter, Filter, FilterMut, GrowableFilter, Persist};
 
 /// The keys, by type; `present` picks the ones written (the others are probes).
 enum Key {

@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use bugu::persist::FilterKind;
-use bugu::{ConcurrentFilter, CuckooFilter, ExpandingFilter, Filter, PersistError};
+use bugu::{ConcurrentFilter, CuckooFilter, ExpandingFilter, Filter, Persist, PersistError};
 use pyo3::PyResult;
 
 use crate::errors::{config_error, growable_config_error, persist_error};

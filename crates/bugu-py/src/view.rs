@@ -6,7 +6,7 @@ use std::fs::File;
 use std::path::PathBuf;
 
 use bugu::persist::FilterKind;
-use bugu::{CuckooView, ExpandingFilter, Filter};
+use bugu::{CuckooView, ExpandingFilter, Filter, Persist};
 use memmap2::Mmap;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};

@@ -1,8 +1,7 @@
 //! The expanding filter's file (kind 3): round trips at random points of growth, hostile bytes,
 //! and a golden file that pins the format.
 
-use bugu::Persist;
-use bugu::{ExpandingFilter, ExpandingView, Filter, FilterMut, PersistError};
+use bugu::{ExpandingFilter, ExpandingView, Filter, FilterMut, Persist, PersistError};
 use proptest::prelude::*;
 
 fn grown(initial: usize, items: u64, seed: u64) -> ExpandingFilter {

@@ -8,8 +8,7 @@
 //! cargo test --release -p bugu --test growth -- --ignored --nocapture
 //! ```
 
-use bugu::Persist;
-use bugu::{Filter, FilterMut, GrowableFilter, InsertError, Removal};
+use bugu::{Filter, FilterMut, GrowableFilter, InsertError, Persist, Removal};
 
 /// Keys from here on are never inserted.
 const ABSENT_START: u64 = 1 << 40;

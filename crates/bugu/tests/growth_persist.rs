@@ -1,11 +1,10 @@
 //! Persistence of the growable filter (kind 2 of `docs/format.md`): round trips, golden files,
 //! hostile input.
 
-use bugu::Persist;
 use bugu::hash::HashFunction;
 use bugu::key::KeyEncoding;
 use bugu::persist::InvalidParameter;
-use bugu::{CuckooFilter, Filter, FilterMut, GrowableFilter, Hashed, PersistError, Tightening};
+use bugu::{CuckooFilter, Filter, FilterMut, GrowableFilter, Hashed, Persist, PersistError, Tightening};
 use xxhash_rust::xxh3::xxh3_64;
 
 fn grown(initial: usize, items: u32) -> GrowableFilter {

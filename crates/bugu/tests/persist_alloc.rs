@@ -4,11 +4,10 @@
 
 #![cfg(target_os = "linux")]
 
-use bugu::Persist;
 use std::io::Read;
 
 use bugu::persist::{FORMAT_VERSION, FilterKind, MAGIC};
-use bugu::{CuckooFilter, CuckooView, PersistError};
+use bugu::{CuckooFilter, CuckooView, Persist, PersistError};
 use xxhash_rust::xxh3::xxh3_64;
 
 /// A `/proc/self/status` field in KiB: `VmPeak` (peak virtual memory) or `VmSize` (current).

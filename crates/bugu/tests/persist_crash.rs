@@ -8,13 +8,12 @@
 
 #![cfg(unix)]
 
-use bugu::Persist;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use bugu::{CuckooFilter, FilterMut, Hashed};
+use bugu::{CuckooFilter, FilterMut, Hashed, Persist};
 
 const CHILD: &str = "BUGU_CRASH_TEST_SAVER";
 const TEST_NAME: &str = "saves_survive_being_killed";

@@ -2,8 +2,7 @@
 //! kept through every way a filter is copied or saved, and cleared with the filter. Tools that
 //! remove items rely on it to warn before a removal can cause false negatives.
 
-use bugu::Persist;
-use bugu::{ConcurrentFilter, CuckooFilter, CuckooView, Filter, FilterMut, GrowableFilter};
+use bugu::{ConcurrentFilter, CuckooFilter, CuckooView, Filter, FilterMut, GrowableFilter, Persist};
 
 /// Distinct keys, added if absent, into a filter of 4-bit fingerprints: some share a fingerprint
 /// and buckets with a key added before them, and `insert_unique` skips them. The keys stored and

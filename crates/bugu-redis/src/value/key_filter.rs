@@ -7,7 +7,7 @@
 use std::io::{self, Write};
 
 use bugu::persist::{FilterKind, PersistError};
-use bugu::{ExpandingFilter, Filter, FilterMut, GrowableConfigError, GrowableFilter, InsertError};
+use bugu::{ExpandingFilter, Filter, FilterMut, GrowableConfigError, GrowableFilter, InsertError, Persist};
 
 use crate::alloc::block_size;
 use crate::settings::{DEFAULT_MAX_ITERATIONS, Growth, MAX_CAPACITY, Settings, SettingsError};

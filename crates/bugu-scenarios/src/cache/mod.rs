@@ -42,7 +42,7 @@ use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::num::NonZeroUsize;
 
-use bugu::{CuckooFilter, CuckooView, Filter, FilterMut};
+use bugu::{CuckooFilter, CuckooView, Filter, FilterMut, Persist};
 use lru::LruCache;
 
 use crate::util::{SplitMix64, Zipf, count, percent, ratio};

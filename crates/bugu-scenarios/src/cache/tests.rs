@@ -3,7 +3,7 @@
 
 use std::error::Error;
 
-use bugu::{CuckooView, Filter, FilterMut};
+use bugu::{CuckooView, Filter, FilterMut, Persist};
 
 use super::{Config, DigestTally, Node, PeerDigest, serve_url, url};
 

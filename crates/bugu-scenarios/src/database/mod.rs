@@ -118,7 +118,7 @@ use std::collections::HashSet;
 use std::error::Error;
 use std::path::Path;
 
-use bugu::{CuckooFilter, Filter};
+use bugu::{CuckooFilter, Filter, Persist};
 use rusqlite::Connection;
 
 use crate::util::{SplitMix64, TempDir, timed};

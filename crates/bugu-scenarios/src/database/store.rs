@@ -5,7 +5,7 @@ use std::error::Error;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use bugu::{CuckooFilter, Filter, FilterMut, PersistError};
+use bugu::{CuckooFilter, Filter, FilterMut, Persist, PersistError};
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 
 use super::{Config, RebuildReason, Startup};

@@ -57,7 +57,7 @@ use crate::hash::HashFunction;
 use crate::key::KeyEncoding;
 use crate::membership::{Filter, FilterMut};
 use crate::table::alloc::AllocFailed;
-use table::{SLOTS, Segments, Widths, tail_field, tail_len, tail_matches};
+use table::{Probe, SLOTS, Segments, Widths, tail_field, tail_len, tail_matches};
 
 /// Mixed into a fingerprint to derive its alternate-side transform.
 const ALTERNATE_KEY: u64 = 0x6a09_e667_f3bc_c909;
@@ -508,7 +508,7 @@ impl ExpandingFilter {
         if (first_probe.equal | second_probe.equal) != 0 {
             let first = (first_probe, self.bits_past(&first, first_level) as u32);
             let second = (second_probe, self.bits_past(&second, second_level) as u32);
-            let (probe, key_bits) = Segments::either(first, second);
+            let (probe, key_bits) = Probe::either(first, second);
             if self.segments.lowest_holds(probe, key_bits)
                 || self.segments.probe_holds(first.0, first.1)
                 || self.segments.probe_holds(second.0, second.1)

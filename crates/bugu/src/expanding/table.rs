@@ -482,19 +482,6 @@ impl Segments {
         false
     }
 
-    /// The first probe if it found an equal fingerprint, else the second, with its key bits:
-    /// chosen with masks, not a branch, as which of a present key's buckets holds it is a coin
-    /// toss.
-    #[inline]
-    pub(super) fn either(first: (Probe, u32), second: (Probe, u32)) -> (Probe, u32) {
-        let pick = u64::from(first.0.equal != 0).wrapping_neg();
-        let probe = Probe {
-            equal: first.0.equal & pick | second.0.equal & !pick,
-            tails: first.0.tails & pick | second.0.tails & !pick,
-        };
-        (probe, first.1 & pick as u32 | second.1 & !pick as u32)
-    }
-
     /// The top bit of each empty slot's tail lane (an empty slot's tail field is 0), by the
     /// same carry trick as [`probe`](Self::probe): the slots with room, without a loop.
     #[inline]
@@ -588,6 +575,21 @@ pub(super) struct Probe {
     pub(super) equal: u64,
     /// The bucket's four tail fields.
     tails: u64,
+}
+
+impl Probe {
+    /// The first probe if it found an equal fingerprint, else the second, with its key bits:
+    /// chosen with masks, not a branch, as which of a present key's buckets holds it is a coin
+    /// toss.
+    #[inline]
+    pub(super) fn either(first: (Probe, u32), second: (Probe, u32)) -> (Probe, u32) {
+        let pick = u64::from(first.0.equal != 0).wrapping_neg();
+        let probe = Probe {
+            equal: first.0.equal & pick | second.0.equal & !pick,
+            tails: first.0.tails & pick | second.0.tails & !pick,
+        };
+        (probe, first.1 & pick as u32 | second.1 & !pick as u32)
+    }
 }
 
 /// Whether a tail field holds address bits (it is not an empty slot's 0) and they are the

@@ -15,7 +15,7 @@
 use std::io::{self, Read, Write};
 use std::path::Path;
 
-use crate::expanding::{ExpandingFields, ExpandingFilter, MAX_STASH, StashedEntry};
+use crate::expanding::{ExpandingFields, ExpandingFilter, ExpandingFilterIn, MAX_STASH, StashedEntry};
 use crate::key::KeyEncoding;
 
 use super::error::{InvalidParameter, PersistError};
@@ -85,7 +85,7 @@ pub(super) fn invalid((field, value): (&'static str, u64)) -> PersistError {
     InvalidParameter::Expanding { field, value }.into()
 }
 
-impl ExpandingFilter {
+impl<S: AsRef<[u8]>> ExpandingFilterIn<S> {
     /// The filter in the persistent format (kind 3 of `docs/format.md`).
     ///
     /// ```
@@ -153,6 +153,28 @@ impl ExpandingFilter {
         encoder.finish()
     }
 
+    /// Saves the filter to `path` atomically (see [`CuckooFilter::save`](crate::CuckooFilter::save)).
+    ///
+    /// ```
+    /// use bugu::{ExpandingFilter, Filter, FilterMut};
+    ///
+    /// let path = std::env::temp_dir().join(format!("bugu-expanding-doc-{}", std::process::id()));
+    /// let mut filter = ExpandingFilter::new(10)?;
+    /// for i in 0..100u32 {
+    ///     filter.insert(&i)?;
+    /// }
+    /// filter.save(&path)?;
+    /// let loaded = ExpandingFilter::load(&path)?;
+    /// assert!((0..100u32).all(|i| loaded.contains(&i)));
+    /// # std::fs::remove_file(&path)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn save(&self, path: impl AsRef<Path>) -> io::Result<()> {
+        save_atomically(path.as_ref(), |writer| self.write_to(writer))
+    }
+}
+
+impl ExpandingFilter {
     /// Reads one expanding filter written by [`write_to`](Self::write_to) from a stream,
     /// validating everything. Reading stops after the checksum.
     pub fn read_from<R: Read>(reader: R) -> Result<Self, PersistError> {
@@ -173,26 +195,6 @@ impl ExpandingFilter {
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, PersistError> {
         whole(Self::decode_file, bytes, bytes.len() as u64)
-    }
-
-    /// Saves the filter to `path` atomically (see [`CuckooFilter::save`](crate::CuckooFilter::save)).
-    ///
-    /// ```
-    /// use bugu::{ExpandingFilter, Filter, FilterMut};
-    ///
-    /// let path = std::env::temp_dir().join(format!("bugu-expanding-doc-{}", std::process::id()));
-    /// let mut filter = ExpandingFilter::new(10)?;
-    /// for i in 0..100u32 {
-    ///     filter.insert(&i)?;
-    /// }
-    /// filter.save(&path)?;
-    /// let loaded = ExpandingFilter::load(&path)?;
-    /// assert!((0..100u32).all(|i| loaded.contains(&i)));
-    /// # std::fs::remove_file(&path)?;
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn save(&self, path: impl AsRef<Path>) -> io::Result<()> {
-        save_atomically(path.as_ref(), |writer| self.write_to(writer))
     }
 
     /// Loads a filter saved by [`save`](Self::save), validating it as

@@ -30,6 +30,31 @@ use super::reader::Decoder;
 /// assert_eq!(view.len(), 5_000);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+///
+/// The bytes are borrowed for as long as the view, or any copy of it, lives: neither can outlive
+/// them.
+///
+/// ```compile_fail,E0597
+/// use bugu::{ExpandingFilter, ExpandingView};
+///
+/// let copy = {
+///     let bytes = ExpandingFilter::new(100).unwrap().to_bytes();
+///     let view = ExpandingView::from_bytes(&bytes).unwrap();
+///     view.clone()
+/// }; // `bytes` is dropped here, while `copy` still reads them
+/// assert!(copy.is_empty());
+/// ```
+///
+/// A view is never written: inserting and removing ([`FilterMut`](crate::FilterMut)) exist only
+/// for the owned filter.
+///
+/// ```compile_fail,E0599
+/// use bugu::{ExpandingFilter, ExpandingView, FilterMut};
+///
+/// let bytes = ExpandingFilter::new(100).unwrap().to_bytes();
+/// let mut view = ExpandingView::from_bytes(&bytes).unwrap();
+/// view.insert("a").unwrap();
+/// ```
 pub type ExpandingView<'a> = ExpandingFilterIn<&'a [u8]>;
 
 impl<'a> ExpandingFilterIn<&'a [u8]> {

@@ -335,7 +335,10 @@ impl Segments<Vec<u8>> {
     }
 
     /// Replaces the bits `mask` selects (within the bucket's) of `bucket` with `bits`.
-    #[inline]
+    // Always: left to LLVM's inliner, the insert path (moves of entries above all) took about 1%
+    // more instructions once this lost its check that the table is owned (callgrind, a million
+    // inserts: 2985 per insert, against 2954 with the check and 2897 inlined always).
+    #[inline(always)]
     fn write_bits(&mut self, bucket: usize, mask: u128, bits: u128) {
         let window = self.window(bucket);
         // SAFETY: the window of a bucket, from `window`, just now.

@@ -143,7 +143,7 @@ pub use config::{
     DEFAULT_SEED, FINGERPRINT_BITS, MAX_EVICTION_LIMIT,
 };
 pub use error::{ConfigError, Error, InsertError};
-pub use expanding::ExpandingFilter;
+pub use expanding::{ExpandingFilter, ExpandingFilterIn};
 pub use filter::{CuckooFilter, CuckooFilterIn};
 pub use growable::{
     DEFAULT_GROWTH_FACTOR, DEFAULT_INITIAL_CAPACITY, DEFAULT_TARGET_FALSE_POSITIVE_RATE, DEFAULT_TIGHTENING,

@@ -57,7 +57,7 @@ use crate::hash::HashFunction;
 use crate::key::KeyEncoding;
 use crate::membership::{Filter, FilterMut};
 use crate::table::alloc::AllocFailed;
-use table::{SLOTS, Segments, Widths, tail_field, tail_len, tail_matches};
+use table::{Probe, SLOTS, Segments, Widths, tail_field, tail_len, tail_matches};
 
 /// Mixed into a fingerprint to derive its alternate-side transform.
 const ALTERNATE_KEY: u64 = 0x6a09_e667_f3bc_c909;
@@ -66,30 +66,43 @@ const ALTERNATE_KEY: u64 = 0x6a09_e667_f3bc_c909;
 /// computation, and a fingerprint's few bits need no more to spread over the address bits.
 const ALTERNATE_MULTIPLIER: u64 = 0x9e37_79b9_7f4a_7c15;
 
-/// A growable cuckoo filter in one table (see the [module docs](self)).
+/// A growable cuckoo filter in one table (see the [module docs](self)), whose buckets live in
+/// `S`.
+///
+/// Every read-only method — the getters, [`stats`](Self::stats), [`Filter`] (lookups, counts,
+/// batches) and the writers of the persistent format ([`to_bytes`](Self::to_bytes),
+/// [`write_to`](Self::write_to), [`save`](Self::save)) — is written once for any
+/// `S: AsRef<[u8]>`. Two storages are named:
+/// - [`ExpandingFilter`] (`Vec<u8>`, the default): the owned filter, which alone inserts,
+///   removes and grows ([`FilterMut`], [`clear`](ExpandingFilter::clear));
+/// - [`ExpandingView`](crate::ExpandingView) (`&[u8]`): a read-only filter over borrowed bytes of
+///   the persistent format, such as a memory-mapped file, read in place; it cannot outlive them.
 ///
 /// ```
-/// use bugu::{Filter, FilterMut};
-/// use bugu::expanding::ExpandingFilter;
+/// use bugu::{ExpandingFilter, ExpandingFilterIn, ExpandingView, Filter, FilterMut};
+///
+/// /// Works for an owned filter and a view alike.
+/// fn describe<S: AsRef<[u8]>>(filter: &ExpandingFilterIn<S>) -> String {
+///     format!("{} items in {} buckets", filter.len(), filter.bucket_count())
+/// }
 ///
 /// let mut filter = ExpandingFilter::new(100)?;
-/// for id in 0..10_000u64 {
-///     filter.insert(&id)?;
-/// }
-/// assert!((0..10_000u64).all(|id| filter.contains(&id)));
-/// assert!(filter.stats().rate_bound <= 0.001);
-/// assert!(filter.remove(&7u64));
+/// filter.insert("a")?;
+/// let bytes = filter.to_bytes();
+/// let view = ExpandingView::from_bytes(&bytes)?;
+/// assert_eq!(describe(&filter), describe(&view));
+/// assert!(view.contains("a"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Debug, Clone)]
-pub struct ExpandingFilter {
+#[derive(Debug)]
+pub struct ExpandingFilterIn<S = Vec<u8>> {
     widths: Widths,
     /// `m`: the table has `n0 = 2^m` buckets at level 0.
     base_bits: u32,
     level: u32,
     /// The next bucket to split, in `0..n0 x 2^level`; buckets below it are at `level + 1`.
     split: usize,
-    segments: Segments,
+    segments: Segments<S>,
     stash: Vec<Entry>,
     len: usize,
     entries: usize,
@@ -104,6 +117,54 @@ pub struct ExpandingFilter {
     /// Whether an add-if-absent insert skipped an item (see
     /// [`has_skipped_inserts`](Self::has_skipped_inserts)).
     skipped_inserts: bool,
+    /// The whole persisted filter whose buckets this one reads in place: `Some` for a view,
+    /// which [`as_bytes`](crate::ExpandingView::as_bytes) returns; `None` for an owned filter.
+    persisted: Option<S>,
+}
+
+/// A growable cuckoo filter in one table (see the [module docs](self)): the owned, mutable
+/// [`ExpandingFilterIn`].
+///
+/// ```
+/// use bugu::{Filter, FilterMut};
+/// use bugu::expanding::ExpandingFilter;
+///
+/// let mut filter = ExpandingFilter::new(100)?;
+/// for id in 0..10_000u64 {
+///     filter.insert(&id)?;
+/// }
+/// assert!((0..10_000u64).all(|id| filter.contains(&id)));
+/// assert!(filter.stats().rate_bound <= 0.001);
+/// assert!(filter.remove(&7u64));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+// An alias rather than the struct's default type, as for `CuckooFilter`: the owned filter's and
+// the view's `from_bytes` are different constructors.
+pub type ExpandingFilter = ExpandingFilterIn<Vec<u8>>;
+
+impl<S: Clone> ExpandingFilterIn<S> {
+    /// A copy of this filter over `segments`, a copy of its table.
+    fn with_table(&self, segments: Segments<S>) -> Self {
+        ExpandingFilterIn { segments, stash: self.stash.clone(), persisted: self.persisted.clone(), ..*self }
+    }
+}
+
+// `Clone` for each storage rather than for any `S: Clone`: a copy's table must derive its
+// directory from its own buffers through `Vec::as_mut_ptr` to be written through, which nothing
+// on a generic `S` gives.
+
+/// A copy with its own table.
+impl Clone for ExpandingFilter {
+    fn clone(&self) -> Self {
+        self.with_table(self.segments.clone())
+    }
+}
+
+/// A copy that reads the same bytes, borrowed for the same lifetime.
+impl Clone for ExpandingFilterIn<&[u8]> {
+    fn clone(&self) -> Self {
+        self.with_table(self.segments.clone())
+    }
 }
 
 /// An entry as seen from one of its two sides: its known address bits (the `m` of its base
@@ -214,15 +275,49 @@ impl ExpandingFilter {
         Ok(Self::with_segments(builder, widths, base_bits, split, segments))
     }
 
+    /// Removes every item (and the flag of skipped inserts); the table keeps the size it grew to.
+    ///
+    /// ```
+    /// use bugu::{ExpandingFilter, Filter, FilterMut};
+    /// let mut filter = ExpandingFilter::new(100)?;
+    /// for i in 0..1_000u32 {
+    ///     filter.insert(&i)?;
+    /// }
+    /// filter.clear();
+    /// assert!(filter.is_empty() && !filter.contains(&7u32));
+    /// assert_eq!(filter.stats().rate_bound, 0.0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn clear(&mut self) {
+        self.clear_leftover_twins();
+        self.len = 0;
+        self.skipped_inserts = false;
+    }
+
+    /// Empties the table once no item is left: what remains are twins whose items are gone (one
+    /// copy of an entry that became twins is removed with its item, the other cannot be told
+    /// from another item's entry while items are left). Clearing them returns the table to a
+    /// false-positive rate of 0 and gives their weight back to the bound.
+    fn clear_leftover_twins(&mut self) {
+        for bucket in 0..self.buckets() {
+            self.segments.set_bucket(bucket, [0; SLOTS]);
+        }
+        self.stash.clear();
+        self.entries = 0;
+        self.weight = 0;
+    }
+}
+
+impl<S: AsRef<[u8]>> ExpandingFilterIn<S> {
     /// An empty filter over `segments`, with the builder's settings.
     fn with_segments(
         builder: &ExpandingBuilder,
         widths: Widths,
         base_bits: u32,
         split: usize,
-        segments: Segments,
+        segments: Segments<S>,
     ) -> Self {
-        ExpandingFilter {
+        ExpandingFilterIn {
             widths,
             base_bits,
             level: 0,
@@ -239,6 +334,7 @@ impl ExpandingFilter {
             seed: builder.seed,
             rng: builder.seed ^ 0x9e37_79b9_7f4a_7c15 | 1,
             skipped_inserts: false,
+            persisted: None,
         }
     }
 
@@ -271,9 +367,17 @@ impl ExpandingFilter {
         self.len == 0
     }
 
-    /// Bytes of the table and the stash.
+    /// Bytes of the table and the stash; 0 for a view, which owns no table.
     pub fn memory_bytes(&self) -> usize {
+        if self.reads_in_place() {
+            return 0;
+        }
         self.segments.memory_bytes(self.buckets()) + self.stash.capacity() * std::mem::size_of::<Entry>()
+    }
+
+    /// Whether the buckets are read in place from persisted bytes (a view).
+    fn reads_in_place(&self) -> bool {
+        self.persisted.is_some()
     }
 
     /// The sizes in bytes of the heap blocks the filter holds: each segment of its table, and
@@ -281,7 +385,8 @@ impl ExpandingFilter {
     /// that a filter and its copy report the same). A segment is allocated whole when the table
     /// first reaches it and grows into it split by split, so these add up to more than
     /// [`memory_bytes`](Self::memory_bytes), which counts the pages in use: the figure for an
-    /// allocator that accounts per block, as Redis's `MEMORY USAGE` and `maxmemory` do.
+    /// allocator that accounts per block, as Redis's `MEMORY USAGE` and `maxmemory` do. A view's
+    /// segments are the bytes it borrows, not blocks of its own: it lists only the lists.
     ///
     /// ```
     /// use bugu::{ExpandingFilter, FilterMut};
@@ -295,7 +400,7 @@ impl ExpandingFilter {
     /// ```
     pub fn heap_blocks(&self) -> impl Iterator<Item = usize> + '_ {
         let stash = std::mem::size_of_val(self.stash.as_slice());
-        self.segments.heap_blocks().chain((stash > 0).then_some(stash))
+        self.segments.heap_blocks(!self.reads_in_place()).chain((stash > 0).then_some(stash))
     }
 
     /// The declared maximum the widths were chosen for.
@@ -334,25 +439,6 @@ impl ExpandingFilter {
     /// Slots per bucket: fixed by the design (four fingerprints fill one 64-bit word).
     pub const BUCKET_SIZE: usize = SLOTS;
 
-    /// Removes every item (and the flag of skipped inserts); the table keeps the size it grew to.
-    ///
-    /// ```
-    /// use bugu::{ExpandingFilter, Filter, FilterMut};
-    /// let mut filter = ExpandingFilter::new(100)?;
-    /// for i in 0..1_000u32 {
-    ///     filter.insert(&i)?;
-    /// }
-    /// filter.clear();
-    /// assert!(filter.is_empty() && !filter.contains(&7u32));
-    /// assert_eq!(filter.stats().rate_bound, 0.0);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn clear(&mut self) {
-        self.clear_leftover_twins();
-        self.len = 0;
-        self.skipped_inserts = false;
-    }
-
     /// Buckets in use.
     fn buckets(&self) -> usize {
         (1 << (self.base_bits + self.level)) + self.split
@@ -370,7 +456,8 @@ impl ExpandingFilter {
         2.0 * weight as f64 / 2f64.powi(64) / 2f64.powi((self.base_bits + self.widths.fingerprint) as i32)
     }
 
-    /// What the filter holds, and its bound.
+    /// What the filter holds, and its bound (for a view, `memory_bytes` is 0: see
+    /// [`memory_bytes`](Self::memory_bytes)).
     pub fn stats(&self) -> ExpandingStats {
         let mut tail_histogram = vec![0; self.widths.tail as usize + 1];
         for (bucket, _) in self.buckets_in_use() {
@@ -470,19 +557,6 @@ impl ExpandingFilter {
             && (stashed.address ^ key.address) & mask(self.base_bits + stashed.depth) == 0
     }
 
-    /// Empties the table once no item is left: what remains are twins whose items are gone (one
-    /// copy of an entry that became twins is removed with its item, the other cannot be told
-    /// from another item's entry while items are left). Clearing them returns the table to a
-    /// false-positive rate of 0 and gives their weight back to the bound.
-    fn clear_leftover_twins(&mut self) {
-        for bucket in 0..self.buckets() {
-            self.segments.set_bucket(bucket, [0; SLOTS]);
-        }
-        self.stash.clear();
-        self.entries = 0;
-        self.weight = 0;
-    }
-
     /// A key's two sides and their buckets with their levels.
     #[inline]
     fn sides_of(&self, hash: u64) -> KeySides {
@@ -508,7 +582,7 @@ impl ExpandingFilter {
         if (first_probe.equal | second_probe.equal) != 0 {
             let first = (first_probe, self.bits_past(&first, first_level) as u32);
             let second = (second_probe, self.bits_past(&second, second_level) as u32);
-            let (probe, key_bits) = Segments::either(first, second);
+            let (probe, key_bits) = Probe::either(first, second);
             if self.segments.lowest_holds(probe, key_bits)
                 || self.segments.probe_holds(first.0, first.1)
                 || self.segments.probe_holds(second.0, second.1)
@@ -564,7 +638,7 @@ impl ExpandingFilter {
     }
 }
 
-impl Filter for ExpandingFilter {
+impl<S: AsRef<[u8]>> Filter for ExpandingFilterIn<S> {
     fn seed(&self) -> u64 {
         self.seed
     }

@@ -3,7 +3,7 @@
 //! this module says which parts make a valid filter.
 
 use super::table::{MAX_FINGERPRINT_BITS, MAX_TAIL_BITS, Segments, Widths, tail_len};
-use super::{Entry, ExpandingBuilder, ExpandingFilter, low_bits, mask};
+use super::{Entry, ExpandingBuilder, ExpandingFilter, ExpandingFilterIn, low_bits, mask};
 
 /// The fields of an expanding filter, without its buckets.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -75,7 +75,7 @@ impl ExpandingFields {
     }
 }
 
-impl ExpandingFilter {
+impl<S: AsRef<[u8]>> ExpandingFilterIn<S> {
     /// The filter's fields.
     pub(crate) fn fields(&self) -> ExpandingFields {
         ExpandingFields {
@@ -106,43 +106,8 @@ impl ExpandingFilter {
         self.segments.used_bytes(self.buckets())
     }
 
-    /// A filter from its parts, if they make a valid one: fields in range ([`ExpandingFields::check`]),
-    /// stashed entries that belong to it, buckets whose entries are well-formed and whose unused
-    /// bits are zero, at most as many items as entries, and a bound within the target.
-    pub(crate) fn from_parts(
-        fields: &ExpandingFields,
-        stash: &[StashedEntry],
-        buckets: &[u8],
-    ) -> Result<Result<Self, Broken>, crate::table::alloc::AllocFailed> {
-        let bytes = match fields.check() {
-            Ok(bytes) => bytes,
-            Err(broken) => return Ok(Err(broken)),
-        };
-        if buckets.len() != bytes {
-            return Ok(Err(("bucket bytes", buckets.len() as u64)));
-        }
-        let segments = Segments::from_used_bytes(fields.widths(), fields.base_bits(), buckets)?;
-        Ok(Self::assemble(fields, segments).adopt(fields.len, stash))
-    }
-
-    /// A filter that reads its buckets in place from `bytes` (the buckets, in linear hashing's
-    /// order, and whatever follows them), checked as [`from_parts`](Self::from_parts) checks.
-    /// The caller keeps `bytes` borrowed and unchanged while the filter lives, and never changes
-    /// the filter (its writes would panic).
-    pub(crate) fn from_borrowed_parts(
-        fields: &ExpandingFields,
-        stash: &[StashedEntry],
-        bytes: &[u8],
-    ) -> Result<Self, Broken> {
-        let bucket_bytes = fields.check()?;
-        let buckets = bucket_bytes / fields.widths().bucket_bytes();
-        let segments = Segments::borrowed(fields.widths(), fields.base_bits(), bytes, buckets)
-            .ok_or(("bytes after the buckets, too few to read them in place", bytes.len() as u64))?;
-        Self::assemble(fields, segments).adopt(fields.len, stash)
-    }
-
     /// The filter the fields describe, over `segments`, before its content is checked.
-    fn assemble(fields: &ExpandingFields, segments: Segments) -> Self {
+    fn assemble(fields: &ExpandingFields, segments: Segments<S>) -> Self {
         let builder = ExpandingBuilder {
             initial_capacity: 1,
             rate: fields.rate,
@@ -206,5 +171,53 @@ impl ExpandingFilter {
         self.entries = entries as usize;
         self.weight = weight;
         Ok(self)
+    }
+}
+
+impl ExpandingFilter {
+    /// A filter from its parts, if they make a valid one: fields in range ([`ExpandingFields::check`]),
+    /// stashed entries that belong to it, buckets whose entries are well-formed and whose unused
+    /// bits are zero, at most as many items as entries, and a bound within the target.
+    pub(crate) fn from_parts(
+        fields: &ExpandingFields,
+        stash: &[StashedEntry],
+        buckets: &[u8],
+    ) -> Result<Result<Self, Broken>, crate::table::alloc::AllocFailed> {
+        let bytes = match fields.check() {
+            Ok(bytes) => bytes,
+            Err(broken) => return Ok(Err(broken)),
+        };
+        if buckets.len() != bytes {
+            return Ok(Err(("bucket bytes", buckets.len() as u64)));
+        }
+        let segments = Segments::from_used_bytes(fields.widths(), fields.base_bits(), buckets)?;
+        Ok(Self::assemble(fields, segments).adopt(fields.len, stash))
+    }
+}
+
+impl<'a> ExpandingFilterIn<&'a [u8]> {
+    /// A filter that reads its buckets in place from `persisted`, the bytes of a whole persisted
+    /// filter whose buckets (in linear hashing's order) start at byte `buckets_at`, checked as
+    /// [`from_parts`](ExpandingFilter::from_parts) checks, and borrowing them for as long as it
+    /// lives.
+    pub(crate) fn from_borrowed_parts(
+        fields: &ExpandingFields,
+        stash: &[StashedEntry],
+        persisted: &'a [u8],
+        buckets_at: usize,
+    ) -> Result<Self, Broken> {
+        let bucket_bytes = fields.check()?;
+        let buckets = bucket_bytes / fields.widths().bucket_bytes();
+        let bytes = persisted.get(buckets_at..).unwrap_or_default();
+        let segments = Segments::borrowed(fields.widths(), fields.base_bits(), bytes, buckets)
+            .ok_or(("bytes after the buckets, too few to read them in place", bytes.len() as u64))?;
+        let filter = Self::assemble(fields, segments).adopt(fields.len, stash)?;
+        Ok(ExpandingFilterIn { persisted: Some(persisted), ..filter })
+    }
+
+    /// The whole persisted filter the buckets are read from (always there: the one constructor,
+    /// [`from_borrowed_parts`](Self::from_borrowed_parts), sets it).
+    pub(crate) fn persisted(&self) -> &'a [u8] {
+        self.persisted.expect("a borrowed filter is read in place from a persisted one")
     }
 }

@@ -94,8 +94,13 @@ pub(super) fn tail_len(field: u32) -> u32 {
 ///
 /// A part comes zeroed from the allocator, so the pages of the newest one are backed by the
 /// kernel only as splits first write them (huge pages where the kernel gives them).
+///
+/// `S` stores each part: an owned table ([`new`](Self::new)) has a `Vec<u8>` per part, and only
+/// it has the methods that write; a table [`borrowed`](Segments::borrowed) from bytes has, per
+/// part, the slice of those bytes its buckets lie in, so that the bytes' lifetime is the table's
+/// and a borrowed table cannot be written.
 #[derive(Debug)]
-pub(super) struct Segments {
+pub(super) struct Segments<S = Vec<u8>> {
     widths: Widths,
     bucket_bytes: usize,
     lanes: Lanes,
@@ -127,15 +132,17 @@ pub(super) struct Segments {
     /// `origins[part] + bucket x bucket_bytes` with no subtraction on the lookup path. One per
     /// part (on the heap: a table has a few dozen parts, of the hundreds its numbers allow, and
     /// a filter of a thousand items must not carry kilobytes of directory); each is derived
-    /// from its part's buffer, never through a reference to it, and the buffers are written only
-    /// through these pointers. In a table [`borrowed`](Self::borrowed) from bytes, one per part
-    /// its buckets span, all pointing at those bytes' start.
+    /// from its part's storage in `parts`: an owned buffer's through `Vec::as_mut_ptr`, never
+    /// through a reference to it, and the buffers are written only through these pointers; a
+    /// borrowed slice's from the slice, and only ever read (no method that writes exists for a
+    /// borrowed table).
     origins: Vec<*mut u8>,
     /// The buckets with a number below this have their bytes, and [`span`](Self::span) bytes from
     /// each bucket's start are readable: the one bounds check of a bucket's read.
     readable: usize,
-    /// The owned parts' buffers, in bucket order (none in a borrowed table).
-    parts: Vec<Vec<u8>>,
+    /// The parts' storage, in bucket order: each holds its part's buckets in use and the
+    /// [`span`](Self::span) bytes from the last one's start.
+    parts: Vec<S>,
 }
 
 /// Each segment's buckets are kept in `2^PART_BITS` parts (fewer for the first segments of a
@@ -144,34 +151,34 @@ const PART_BITS: u32 = 3;
 /// Parts in a segment.
 pub(super) const PARTS: usize = 1 << PART_BITS;
 
-// SAFETY: the pointers in `origins` point into the buffers `parts` owns, which move with the
-// value, or into bytes a borrowed table's owner keeps borrowed (shared, so `Sync`, as `&[u8]`);
-// bytes are read through them only under `&self` and written only under `&mut self`, and never in
-// a borrowed table, as a `Vec<Vec<u8>>` would be, so sending or sharing a `Segments` is as safe as
-// sending or sharing the buffers.
-unsafe impl Send for Segments {}
-// SAFETY: as for `Send`.
-unsafe impl Sync for Segments {}
+// SAFETY: the pointers in `origins` point only into the storage in `parts` (the heap buffers a
+// `Vec<u8>` owns, which stay put as the value moves, or bytes a `&[u8]` borrows for as long as
+// the value lives), and are used only as that storage could be: read under `&self`, written
+// under `&mut self` and only in a table of owned buffers. So a `Segments<S>` may go to another
+// thread whenever its `S` may.
+unsafe impl<S: Send> Send for Segments<S> {}
+// SAFETY: under `&self` the pointers are only read through, as `&S` would read its bytes (see
+// `Send`): sharing a `Segments<S>` between threads is sharing its `S`.
+unsafe impl<S: Sync> Sync for Segments<S> {}
 
-impl Clone for Segments {
+impl Clone for Segments<Vec<u8>> {
     fn clone(&self) -> Self {
         let mut copy = Segments { parts: self.parts.clone(), origins: self.origins.clone(), ..*self };
-        // A borrowed table's copy reads the same borrowed bytes: its origins stay.
-        if !copy.parts.is_empty() {
-            copy.set_origins();
-        }
+        // The copy's own buffers: its origins are derived from them, not from this table's.
+        copy.set_origins();
         copy
     }
 }
 
-impl Segments {
-    /// The parts of segment 0, empty.
-    pub(super) fn new(widths: Widths, base_bits: u32) -> Result<Self, AllocFailed> {
-        let mut segments = Segments::new_empty(widths, base_bits);
-        segments.reserve((1 << base_bits) - 1)?;
-        Ok(segments)
+/// A borrowed table's copy reads the same bytes, borrowed for the same lifetime, so its origins
+/// are this table's.
+impl Clone for Segments<&[u8]> {
+    fn clone(&self) -> Self {
+        Segments { parts: self.parts.clone(), origins: self.origins.clone(), ..*self }
     }
+}
 
+impl<S> Segments<S> {
     /// A table with no part yet: nothing is readable.
     fn new_empty(widths: Widths, base_bits: u32) -> Self {
         let slot_at: [(u32, u32); SLOTS] = std::array::from_fn(|slot| {
@@ -234,6 +241,15 @@ impl Segments {
     fn capacity(&self, part: usize) -> usize {
         self.first_bucket(part + 1) - self.first_bucket(part)
     }
+}
+
+impl Segments<Vec<u8>> {
+    /// The parts of segment 0, empty.
+    pub(super) fn new(widths: Widths, base_bits: u32) -> Result<Self, AllocFailed> {
+        let mut segments = Segments::new_empty(widths, base_bits);
+        segments.reserve((1 << base_bits) - 1)?;
+        Ok(segments)
+    }
 
     /// Makes sure `bucket` has its part, adding parts in order up to it if not.
     pub(super) fn reserve(&mut self, bucket: usize) -> Result<(), AllocFailed> {
@@ -257,7 +273,8 @@ impl Segments {
         Ok(())
     }
 
-    /// Derives `origins` from the buffers, after they were added or written through references.
+    /// Derives `origins` from the buffers, after they were added, copied or written through
+    /// references.
     fn set_origins(&mut self) {
         for part in 0..self.parts.len() {
             let first = self.first_bucket(part);
@@ -268,25 +285,6 @@ impl Segments {
         }
         // Parts 0..k hold the buckets numbered below part k's first, all of them.
         self.readable = self.first_bucket(self.parts.len());
-    }
-
-    /// A table that reads `buckets` buckets in place from `bytes` (stored in linear hashing's
-    /// order, as [`used_bytes`](Self::used_bytes) gives them), for a view that borrows them and
-    /// never writes. `None` if `bytes` do not hold the buckets and [`span`](Self::span) bytes
-    /// from the last one's start. The owner must keep `bytes` borrowed, unchanged, while the
-    /// table lives, and must not write to it.
-    pub(super) fn borrowed(widths: Widths, base_bits: u32, bytes: &[u8], buckets: usize) -> Option<Self> {
-        let mut table = Segments::new_empty(widths, base_bits);
-        let last = buckets.checked_sub(1)?;
-        if bytes.len() < last.checked_mul(table.bucket_bytes)?.checked_add(table.span())? {
-            return None;
-        }
-        // Bucket numbers are contiguous in the bytes: every part starts where its buckets are.
-        let parts = table.part_of(last) + 1;
-        table.origins.try_reserve_exact(parts).ok()?;
-        table.origins.resize(parts, bytes.as_ptr().cast_mut());
-        table.readable = buckets;
-        Some(table)
     }
 
     /// Parts holding `bytes`, the bytes of the buckets in use in linear hashing's order (as
@@ -310,13 +308,95 @@ impl Segments {
         Ok(segments)
     }
 
+    /// Writes the four entries of `bucket`.
+    pub(super) fn set_bucket(&mut self, bucket: usize, entries: [u32; SLOTS]) {
+        let Widths { fingerprint, tail } = self.widths;
+        let (mut prints, mut tails) = (0u64, 0u64);
+        for (slot, entry) in entries.into_iter().enumerate() {
+            let (print, field) = self.widths.unpack(entry);
+            prints |= u64::from(print) << (slot as u32 * fingerprint);
+            tails |= u64::from(field) << (slot as u32 * (tail + 1));
+        }
+        let bucket_bits = SLOTS as u32 * self.widths.entry();
+        self.write_bits(
+            bucket,
+            (1u128 << bucket_bits) - 1,
+            u128::from(prints) | u128::from(tails) << self.tails_at,
+        );
+    }
+
+    /// Writes one slot of `bucket`, leaving the others as they are.
+    #[inline]
+    pub(super) fn set(&mut self, bucket: usize, slot: usize, entry: u32) {
+        let (print, field) = self.widths.unpack(entry);
+        let (print_at, field_at) = self.slot_at[slot];
+        let bits = u128::from(print) << print_at | u128::from(field) << field_at;
+        self.write_bits(bucket, self.slot_masks[slot], bits);
+    }
+
+    /// Replaces the bits `mask` selects (within the bucket's) of `bucket` with `bits`.
+    // Always: left to LLVM's inliner, the insert path (moves of entries above all) took about 1%
+    // more instructions once this lost its check that the table is owned (callgrind, a million
+    // inserts: 2985 per insert, against 2954 with the check and 2897 inlined always).
+    #[inline(always)]
+    fn write_bits(&mut self, bucket: usize, mask: u128, bits: u128) {
+        let window = self.window(bucket);
+        // SAFETY: the window of a bucket, from `window`, just now.
+        let new = self.laid_over(unsafe { self.words_at(window) }) & !mask | bits;
+        // SAFETY: as in `words_at`, both words lie in the `span` bytes from `window`, in a
+        // buffer this table owns and `&mut self` has to itself; its origin came from
+        // `Vec::as_mut_ptr` (`set_origins`), so it may be written through. Where the words
+        // overlap both hold the same bytes of `new`; bits outside `mask` are written back as
+        // they were read.
+        unsafe {
+            window
+                .add(self.tails_byte)
+                .cast::<u64>()
+                .write_unaligned(((new >> (8 * self.tails_byte)) as u64).to_le());
+            window.cast::<u64>().write_unaligned((new as u64).to_le());
+        }
+    }
+}
+
+impl<'a> Segments<&'a [u8]> {
+    /// A table that reads `buckets` buckets in place from `bytes` (stored in linear hashing's
+    /// order, as [`used_bytes`](Segments::used_bytes) gives them), borrowing them for as long as
+    /// it lives. `None` if `bytes` do not hold the buckets and [`span`](Segments::span) bytes
+    /// from the last one's start.
+    pub(super) fn borrowed(widths: Widths, base_bits: u32, bytes: &'a [u8], buckets: usize) -> Option<Self> {
+        let mut table = Segments::new_empty(widths, base_bits);
+        let last = buckets.checked_sub(1)?;
+        if bytes.len() < last.checked_mul(table.bucket_bytes)?.checked_add(table.span())? {
+            return None;
+        }
+        let parts = table.part_of(last) + 1;
+        table.parts.try_reserve_exact(parts).ok()?;
+        table.origins.try_reserve_exact(parts).ok()?;
+        for part in 0..parts {
+            // Bucket numbers are contiguous in the bytes: a part is its buckets in use, and the
+            // `span` bytes from the last one's start (as an owned part's padding follows its
+            // buckets), all inside `bytes` as checked above.
+            let first = table.first_bucket(part);
+            let end = table.first_bucket(part + 1).min(buckets);
+            let slice = &bytes[first * table.bucket_bytes..end * table.bucket_bytes + table.padding()];
+            table.parts.push(slice);
+            // The offset wraps out of the slice; every pointer read from is back inside it. The
+            // pointer is never written through: no method that writes exists for this table.
+            table.origins.push(slice.as_ptr().cast_mut().wrapping_sub(first * table.bucket_bytes));
+        }
+        table.readable = buckets;
+        Some(table)
+    }
+}
+
+impl<S: AsRef<[u8]>> Segments<S> {
     /// The bytes of the first `buckets` buckets in linear hashing's order, part by part.
     pub(super) fn used_bytes(&self, buckets: usize) -> impl Iterator<Item = &[u8]> + '_ {
         let mut left = buckets;
         self.parts.iter().enumerate().filter_map(move |(part, bytes)| {
             let used = left.min(self.capacity(part));
             left -= used;
-            (used > 0).then(|| &bytes[..used * self.bucket_bytes])
+            (used > 0).then(|| &bytes.as_ref()[..used * self.bucket_bytes])
         })
     }
 
@@ -349,19 +429,21 @@ impl Segments {
             .map(|(part, bytes)| {
                 let used = left.min(self.capacity(part));
                 left -= used;
-                (used * self.bucket_bytes + self.padding()).next_multiple_of(PAGE).min(bytes.len())
+                (used * self.bucket_bytes + self.padding()).next_multiple_of(PAGE).min(bytes.as_ref().len())
             })
             .sum()
     }
 
-    /// The sizes of the heap blocks the parts take: each part's buffer, allocated whole when
-    /// the table first reaches it, the list of buffers and the directory.
-    pub(super) fn heap_blocks(&self) -> impl Iterator<Item = usize> + '_ {
+    /// The sizes of the heap blocks the parts take: each part's buffer, allocated whole (and
+    /// exactly) when the table first reaches it, if `owned` (a borrowed table's parts are not
+    /// its blocks), then the list of parts and the directory.
+    pub(super) fn heap_blocks(&self, owned: bool) -> impl Iterator<Item = usize> + '_ {
         let lists = [
-            self.parts.capacity() * std::mem::size_of::<Vec<u8>>(),
+            self.parts.capacity() * std::mem::size_of::<S>(),
             self.origins.capacity() * std::mem::size_of::<*mut u8>(),
         ];
-        self.parts.iter().map(Vec::capacity).chain(lists.into_iter().filter(|&bytes| bytes > 0))
+        let parts = self.parts.iter().filter(move |_| owned).map(|part| part.as_ref().len());
+        parts.chain(lists.into_iter().filter(|&bytes| bytes > 0))
     }
 
     /// A pointer to the [`span`](Self::span) bytes from the start of `bucket`, which must be in
@@ -370,10 +452,10 @@ impl Segments {
     fn window(&self, bucket: usize) -> *mut u8 {
         let part = self.part_of(bucket);
         assert!(bucket < self.readable, "bucket {bucket} is past the table");
-        // Owned: the part's buckets are those from its first bucket to the next part's, and the
-        // part exists as the bucket is below `readable`, so the window lies in the part's buffer
-        // (its buckets, then the padding). Borrowed: the window lies in the bytes, which hold
-        // `span` bytes from the last readable bucket's start.
+        // The part exists as the bucket is below `readable`, and holds the `span` bytes from the
+        // start of each of its buckets below `readable`: an owned buffer has every bucket from
+        // its first to the next part's, then the padding; a borrowed slice its buckets in use,
+        // then `span` bytes from the last one's start.
         self.origins[part].wrapping_add(bucket * self.bucket_bytes)
     }
 
@@ -482,19 +564,6 @@ impl Segments {
         false
     }
 
-    /// The first probe if it found an equal fingerprint, else the second, with its key bits:
-    /// chosen with masks, not a branch, as which of a present key's buckets holds it is a coin
-    /// toss.
-    #[inline]
-    pub(super) fn either(first: (Probe, u32), second: (Probe, u32)) -> (Probe, u32) {
-        let pick = u64::from(first.0.equal != 0).wrapping_neg();
-        let probe = Probe {
-            equal: first.0.equal & pick | second.0.equal & !pick,
-            tails: first.0.tails & pick | second.0.tails & !pick,
-        };
-        (probe, first.1 & pick as u32 | second.1 & !pick as u32)
-    }
-
     /// The top bit of each empty slot's tail lane (an empty slot's tail field is 0), by the
     /// same carry trick as [`probe`](Self::probe): the slots with room, without a loop.
     #[inline]
@@ -527,51 +596,6 @@ impl Segments {
         let words = self.read(bucket);
         std::array::from_fn(|slot| self.entry(words, slot))
     }
-
-    /// Writes the four entries of `bucket`.
-    pub(super) fn set_bucket(&mut self, bucket: usize, entries: [u32; SLOTS]) {
-        let Widths { fingerprint, tail } = self.widths;
-        let (mut prints, mut tails) = (0u64, 0u64);
-        for (slot, entry) in entries.into_iter().enumerate() {
-            let (print, field) = self.widths.unpack(entry);
-            prints |= u64::from(print) << (slot as u32 * fingerprint);
-            tails |= u64::from(field) << (slot as u32 * (tail + 1));
-        }
-        let bucket_bits = SLOTS as u32 * self.widths.entry();
-        self.write_bits(
-            bucket,
-            (1u128 << bucket_bits) - 1,
-            u128::from(prints) | u128::from(tails) << self.tails_at,
-        );
-    }
-
-    /// Writes one slot of `bucket`, leaving the others as they are.
-    #[inline]
-    pub(super) fn set(&mut self, bucket: usize, slot: usize, entry: u32) {
-        let (print, field) = self.widths.unpack(entry);
-        let (print_at, field_at) = self.slot_at[slot];
-        let bits = u128::from(print) << print_at | u128::from(field) << field_at;
-        self.write_bits(bucket, self.slot_masks[slot], bits);
-    }
-
-    /// Replaces the bits `mask` selects (within the bucket's) of `bucket` with `bits`.
-    #[inline]
-    fn write_bits(&mut self, bucket: usize, mask: u128, bits: u128) {
-        assert!(!self.parts.is_empty(), "a borrowed table is never written");
-        let window = self.window(bucket);
-        // SAFETY: the window of a bucket, from `window`, just now.
-        let new = self.laid_over(unsafe { self.words_at(window) }) & !mask | bits;
-        // SAFETY: as in `words_at`, both words lie in the `span` bytes from `window`, in a
-        // live part that `&mut self` has to itself. Where they overlap both hold the same
-        // bytes of `new`; bits outside `mask` are written back as they were read.
-        unsafe {
-            window
-                .add(self.tails_byte)
-                .cast::<u64>()
-                .write_unaligned(((new >> (8 * self.tails_byte)) as u64).to_le());
-            window.cast::<u64>().write_unaligned((new as u64).to_le());
-        }
-    }
 }
 
 /// A bucket's two words as stored ([`Segments::read`]).
@@ -588,6 +612,21 @@ pub(super) struct Probe {
     pub(super) equal: u64,
     /// The bucket's four tail fields.
     tails: u64,
+}
+
+impl Probe {
+    /// The first probe if it found an equal fingerprint, else the second, with its key bits:
+    /// chosen with masks, not a branch, as which of a present key's buckets holds it is a coin
+    /// toss.
+    #[inline]
+    pub(super) fn either(first: (Probe, u32), second: (Probe, u32)) -> (Probe, u32) {
+        let pick = u64::from(first.0.equal != 0).wrapping_neg();
+        let probe = Probe {
+            equal: first.0.equal & pick | second.0.equal & !pick,
+            tails: first.0.tails & pick | second.0.tails & !pick,
+        };
+        (probe, first.1 & pick as u32 | second.1 & !pick as u32)
+    }
 }
 
 /// Whether a tail field holds address bits (it is not an empty slot's 0) and they are the
@@ -627,7 +666,7 @@ mod tests {
     #[test]
     fn parts_cover_the_buckets_in_order() {
         for base_bits in 0..=10 {
-            let table = Segments::new_empty(Widths { fingerprint: 10, tail: 8 }, base_bits);
+            let table: Segments = Segments::new_empty(Widths { fingerprint: 10, tail: 8 }, base_bits);
             let mut previous = 0;
             for bucket in 0..(1usize << (base_bits + 9)) {
                 let part = table.part_of(bucket);
@@ -648,7 +687,7 @@ mod tests {
             }
         }
         // The largest bucket numbers have parts too (a few hundred at most).
-        let table = Segments::new_empty(Widths { fingerprint: 10, tail: 8 }, 0);
+        let table: Segments = Segments::new_empty(Widths { fingerprint: 10, tail: 8 }, 0);
         assert!(table.part_of(usize::MAX >> PART_BITS) < 64 << PART_BITS);
     }
 }

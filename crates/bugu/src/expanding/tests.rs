@@ -1,4 +1,3 @@
-use crate::Persist;
 use std::collections::HashMap;
 
 use proptest::prelude::*;
@@ -6,6 +5,7 @@ use proptest::prelude::*;
 use super::config::MAX_LOAD;
 use super::table::Widths;
 use super::*;
+use crate::Persist;
 
 fn filter_with(initial: usize, fingerprint: u32, tail: u32) -> ExpandingFilter {
     let builder = ExpandingFilter::builder().initial_capacity(initial).false_positive_rate(0.999);
@@ -451,4 +451,23 @@ fn the_constant_time_figures_are_the_stats() {
             );
         }
     }
+}
+
+/// A view is the filter over the bytes it borrows: its copy reads the same bytes, its owned copy
+/// writes them back as they are, and none of its heap blocks is the table.
+#[test]
+fn a_view_and_its_copy_read_the_bytes_they_borrow() {
+    let mut filter = filter_with(8, 10, 4);
+    for key in 0..5_000u64 {
+        filter.insert(&key).unwrap();
+    }
+    let bytes = filter.to_bytes();
+    let view = crate::ExpandingView::from_bytes(&bytes).unwrap();
+    let copy = view.clone();
+    drop(view);
+    assert!((0..5_000u64).all(|key| copy.contains(&key)));
+    assert_eq!(copy.to_filter().unwrap().to_bytes(), bytes);
+    assert_eq!((copy.as_bytes().as_ptr(), copy.memory_bytes()), (bytes.as_ptr(), 0));
+    let blocks: usize = copy.heap_blocks().sum();
+    assert!(blocks < filter.memory_bytes() / 8, "{blocks} bytes of blocks");
 }

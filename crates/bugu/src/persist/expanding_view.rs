@@ -1,10 +1,7 @@
 //! [`ExpandingView`]: an [`ExpandingFilter`] file queried in place, its buckets read from the
 //! bytes (a memory-mapped file, a buffer) with no copy.
 
-use crate::expanding::{ExpandingFilter, ExpandingStats};
-use crate::hash::HashFunction;
-use crate::key::KeyEncoding;
-use crate::membership::Filter;
+use crate::expanding::{ExpandingFilter, ExpandingFilterIn};
 
 use super::error::PersistError;
 use super::expanding::{check_padding, decode_fields_and_stash, invalid, padded};
@@ -15,8 +12,11 @@ use super::reader::Decoder;
 /// the buckets are read from the bytes, never copied, so opening a memory-mapped file costs one
 /// pass over it (the checksum and the content checks) and no table's worth of memory.
 ///
-/// It answers exactly as the filter that wrote the bytes; to change it, take an owned copy with
-/// [`to_filter`](Self::to_filter).
+/// It is the filter over borrowed storage, [`ExpandingFilterIn`]`<&[u8]>`, so every read-only
+/// method of [`ExpandingFilter`] (getters, [`Filter`](crate::Filter),
+/// [`stats`](ExpandingFilterIn::stats), [`to_bytes`](ExpandingFilterIn::to_bytes), ...) is the
+/// same code here, and it answers exactly as the filter that wrote the bytes; to change it, take
+/// an owned copy with [`to_filter`](Self::to_filter).
 ///
 /// ```
 /// use bugu::{ExpandingFilter, ExpandingView, Filter, FilterMut, Persist};
@@ -31,15 +31,34 @@ use super::reader::Decoder;
 /// assert_eq!(view.len(), 5_000);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Debug)]
-pub struct ExpandingView<'a> {
-    /// A filter whose table reads `bytes` in place; never changed, never handed out.
-    filter: ExpandingFilter,
-    /// The whole persisted filter, borrowed for as long as the view reads it.
-    bytes: &'a [u8],
-}
+///
+/// The bytes are borrowed for as long as the view, or any copy of it, lives: neither can outlive
+/// them.
+///
+/// ```compile_fail,E0597
+/// use bugu::{ExpandingFilter, ExpandingView};
+///
+/// let copy = {
+///     let bytes = ExpandingFilter::new(100).unwrap().to_bytes();
+///     let view = ExpandingView::from_bytes(&bytes).unwrap();
+///     view.clone()
+/// }; // `bytes` is dropped here, while `copy` still reads them
+/// assert!(copy.is_empty());
+/// ```
+///
+/// A view is never written: inserting and removing ([`FilterMut`](crate::FilterMut)) exist only
+/// for the owned filter.
+///
+/// ```compile_fail,E0599
+/// use bugu::{ExpandingFilter, ExpandingView, FilterMut};
+///
+/// let bytes = ExpandingFilter::new(100).unwrap().to_bytes();
+/// let mut view = ExpandingView::from_bytes(&bytes).unwrap();
+/// view.insert("a").unwrap();
+/// ```
+pub type ExpandingView<'a> = ExpandingFilterIn<&'a [u8]>;
 
-impl<'a> ExpandingView<'a> {
+impl<'a> ExpandingFilterIn<&'a [u8]> {
     /// A view over exactly the bytes of one persisted [`ExpandingFilter`], after every check
     /// [`ExpandingFilter::from_bytes`] makes (header, fields, checksum, padding, content).
     /// Entries of any width are read in place: a bucket narrower than 8 bytes is read 8 bytes
@@ -64,67 +83,23 @@ impl<'a> ExpandingView<'a> {
             return Err(PersistError::TrailingBytes((bytes.len() - decoder.offset() as usize) as u64));
         }
         check_padding(&bytes[start + bucket_bytes..start + padded_len])?;
-        let filter =
-            ExpandingFilter::from_borrowed_parts(&fields, &stash, &bytes[start..]).map_err(invalid)?;
-        Ok(ExpandingView { filter, bytes })
+        ExpandingFilterIn::from_borrowed_parts(&fields, &stash, bytes, start).map_err(invalid)
     }
 
-    /// Whether the filter had skipped an add-if-absent insert when it was saved
-    /// ([`ExpandingFilter::has_skipped_inserts`]).
-    pub fn has_skipped_inserts(&self) -> bool {
-        self.filter.has_skipped_inserts()
-    }
-
-    /// Items stored.
-    pub fn len(&self) -> usize {
-        self.filter.len()
-    }
-
-    /// Whether no item is stored.
-    pub fn is_empty(&self) -> bool {
-        self.filter.is_empty()
-    }
-
-    /// What the filter holds, and its bound ([`ExpandingFilter::stats`]); `memory_bytes` is 0, as
-    /// the view owns no table.
-    pub fn stats(&self) -> ExpandingStats {
-        self.filter.stats()
-    }
-
-    /// The bytes the view reads.
+    /// The bytes the view reads: the whole persisted filter.
+    ///
+    /// ```
+    /// let bytes = bugu::ExpandingFilter::new(10)?.to_bytes();
+    /// let view = bugu::ExpandingView::from_bytes(&bytes)?;
+    /// assert_eq!(view.as_bytes(), &bytes[..]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn as_bytes(&self) -> &'a [u8] {
-        self.bytes
+        self.persisted()
     }
 
     /// An owned filter with a copy of the table, to change.
     pub fn to_filter(&self) -> Result<ExpandingFilter, PersistError> {
-        ExpandingFilter::from_bytes(self.bytes)
-    }
-}
-
-impl Filter for ExpandingView<'_> {
-    fn seed(&self) -> u64 {
-        self.filter.seed()
-    }
-
-    fn hash_function(&self) -> HashFunction {
-        self.filter.hash_function()
-    }
-
-    fn key_encoding(&self) -> KeyEncoding {
-        self.filter.key_encoding()
-    }
-
-    #[inline]
-    fn contains_hash(&self, hash: u64) -> bool {
-        self.filter.contains_hash(hash)
-    }
-
-    fn contains_hash_batch(&self, hashes: &[u64]) -> Vec<bool> {
-        self.filter.contains_hash_batch(hashes)
-    }
-
-    fn count_hash(&self, hash: u64) -> usize {
-        self.filter.count_hash(hash)
+        ExpandingFilter::from_bytes(self.as_bytes())
     }
 }

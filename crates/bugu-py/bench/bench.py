@@ -1,6 +1,6 @@
 """bugu against rbloom, pyprobables' CuckooFilter and a Python set: 10^6 str keys and 10^6 int
 keys, inserts and lookups per second one by one and in batches, measured false-positive rate and
-memory. Prints a table per key type and the issue's targets, met or missed; then how two threads
+memory. Prints a table per key type and the targets, met or missed; then how two threads
 calling contains_many at once scale over one.
 
 Run (a venv with the bugu wheel, rbloom and pyprobables; not needed by the tests):

@@ -20,10 +20,11 @@ use crate::table::{AllocFailed, Kind, PipelinedInserts, Table, default_kind_or_a
 /// `S` holds the packed buckets followed by 16 bytes of padding, exactly as the persistent format
 /// stores them; only the crate's table code interprets those bytes. The one bound on it,
 /// `S: AsRef<[u8]>`, is all that reading needs, so every read-only method — the getters,
-/// [`Filter`] (lookups, counts, batches), [`stats`](Self::stats), [`buckets`](Self::buckets) and
-/// the writers of the persistent format ([`to_bytes`](Self::to_bytes), [`write_to`](Self::write_to),
-/// [`save`](Self::save)) — is written once for all storages. Inserting and removing
-/// ([`FilterMut`], [`clear`](CuckooFilter::clear)) need storage the filter owns.
+/// [`Filter`] (lookups, counts, batches), [`stats`](Self::stats), [`summary`](Self::summary) and
+/// [`buckets`](Self::buckets) — is written once for all storages. Inserting and removing
+/// ([`FilterMut`], [`clear`](CuckooFilter::clear)) need storage the filter owns, and so does
+/// reading a stream ([`Persist`](crate::Persist)); a view's bytes are its
+/// [`as_bytes`](crate::CuckooView::as_bytes).
 ///
 /// Two storages are named:
 /// - [`CuckooFilter`] (`Vec<u8>`, the default): the owned, mutable filter;

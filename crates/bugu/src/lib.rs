@@ -112,15 +112,26 @@
 //!
 //! ## Layout of the crate
 //!
-//! Data flows one way: item → [`hash`] → (fingerprint, two buckets) → table. The packed table knows
-//! nothing of items; the insertion algorithm (a breadth-first search for a path of moves, applied
-//! only once found) knows buckets and fingerprints; [`CuckooFilterIn`] composes them over the
-//! table's storage — owned in a [`CuckooFilter`], borrowed in a [`CuckooView`] — and implements
-//! the [`Filter`] and [`FilterMut`] traits, which give every filter type the same [`Key`], byte
-//! and pre-hashed entry points.
+//! Data flows one way: item → [`key`] (its bytes) → [`hash`] (a 64-bit hash, then a fingerprint
+//! and two buckets) → a table.
+//!
+//! - `table/`: the fixed filters' packed buckets, the only code that knows their memory layout
+//!   (and where `unsafe` lives); it stores fingerprints and knows nothing of items.
+//! - `cuckoo.rs`: the insertion algorithm (a breadth-first search for a path of moves, applied
+//!   only once found), for the fixed, chained and concurrent filters.
+//! - [`CuckooFilterIn`] (`filter.rs`) composes them over the table's storage: owned in a
+//!   [`CuckooFilter`], borrowed in a [`CuckooView`]. [`ConcurrentFilter`] (`concurrent/`) shares
+//!   one table between threads.
+//! - Growing without the keys: [`GrowableFilter`] (`growable/`) chains fixed filters;
+//!   [`ExpandingFilter`] (`expanding/`) is one table of its own layout that splits as it grows.
+//! - [`Filter`] and [`FilterMut`] (`membership.rs`) give every type the same [`Key`], byte and
+//!   pre-hashed entry points; [`Persist`] (`persist/`) the same byte format and files.
+//! - [`AnyFilterIn`] (`any.rs`) holds a filter of whichever kind a file has, for programs that
+//!   open any file; [`Summary`] (`summary.rs`) reports every kind in the same fields.
 
 #![deny(missing_docs)]
 
+mod any;
 mod batch;
 pub mod concurrent;
 mod config;
@@ -135,8 +146,10 @@ mod membership;
 pub mod persist;
 pub mod sizing;
 mod stats;
+mod summary;
 mod table;
 
+pub use any::{AnyFilter, AnyFilterIn, AnyView};
 pub use concurrent::ConcurrentFilter;
 pub use config::{
     BUCKET_SIZES, Builder, DEFAULT_BUCKET_SIZE, DEFAULT_EVICTION_LIMIT, DEFAULT_FINGERPRINT_BITS,
@@ -154,6 +167,7 @@ pub use membership::{Filter, FilterMut};
 pub use persist::{CuckooView, ExpandingView, Persist, PersistError};
 pub use sizing::FIT_FAILURE_BOUND;
 pub use stats::{Bucket, Stats};
+pub use summary::Summary;
 
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]

@@ -1,6 +1,7 @@
 //! The expanding filter's file (kind 3): round trips at random points of growth, hostile bytes,
 //! and a golden file that pins the format.
 
+use bugu::hash::HashFunction;
 use bugu::{ExpandingFilter, ExpandingView, Filter, FilterMut, Persist, PersistError};
 use proptest::prelude::*;
 
@@ -288,5 +289,23 @@ fn the_golden_file_reads_back_and_rewrites_identically() {
         if i % 5 != 0 {
             assert!(filter.contains(&key), "{key}");
         }
+    }
+}
+
+/// Kind 3 stores no hash id, so its files mean what they meant when written only because the
+/// expanding filter's hash function is pinned (id 2), not taken from the default: this fails if
+/// the filter ever follows another function.
+#[test]
+fn expanding_files_hash_with_the_pinned_function() {
+    assert_eq!(ExpandingFilter::new(10).unwrap().hash_function(), HashFunction::Xxh3Mix8);
+    assert_eq!(HashFunction::Xxh3Mix8.id(), 2);
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/expanding_default.bugu");
+    let bytes = std::fs::read(path).unwrap();
+    let view = ExpandingView::from_bytes(&bytes).unwrap();
+    assert_eq!(view.hash_function(), HashFunction::Xxh3Mix8);
+    // Hashed here with the pinned function named outright: every item the file keeps answers.
+    for i in (0..2_000u64).filter(|i| i % 5 != 0) {
+        let key = format!("item_{i}");
+        assert!(view.contains_hash(HashFunction::Xxh3Mix8.hash_bytes(key.as_bytes(), 11)), "{key}");
     }
 }

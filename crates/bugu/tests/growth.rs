@@ -180,7 +180,7 @@ fn shuffled(keys: u64, mut state: u64) -> Vec<u64> {
     order
 }
 
-/// The case: grown from 100 to 2M items, then removed in random order. Under the old
+/// Grown from 100 to 2M items, then removed in random order. Under the old
 /// rule 6 (p = 0.001) and 44 (p = 0.01) of the 1M keys still live read absent halfway. Prints the
 /// share of ambiguous removals, the measurement behind the module docs' figure.
 #[test]

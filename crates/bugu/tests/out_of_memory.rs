@@ -61,7 +61,7 @@ fn params_prefix(buckets: u64) -> Vec<u8> {
     prefix
 }
 
-/// The case, a capacity of 2^35 items (about 1.7 TB of table), and the readers, in a
+/// A capacity of 2^35 items (about 1.7 TB of table), and the readers, in a
 /// process whose address space is limited to 4 GiB: each allocation that does not fit is an
 /// error naming its size. Before, the first one aborted the process.
 #[test]
@@ -91,7 +91,7 @@ fn allocations_beyond_a_memory_limit_are_errors() {
 fn under_the_limit() {
     let limit = (LIMIT_KIB as usize) << 10;
 
-    // Building: the capacity.
+    // Building: a table far past the address space.
     let err = CuckooFilter::builder().capacity(1 << 35).build().unwrap_err();
     assert!(matches!(err, ConfigError::OutOfMemory { bytes } if bytes > 1 << 35), "{err:?}");
 

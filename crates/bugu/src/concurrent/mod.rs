@@ -281,7 +281,7 @@ impl ConcurrentFilter {
 
     /// Whether an add-if-absent insert has skipped an item since the filter was built (see
     /// [`CuckooFilterIn::has_skipped_inserts`]); kept by [`to_filter`](Self::to_filter) and
-    /// [`save`](Self::save).
+    /// [`save`](crate::Persist::save).
     ///
     /// ```
     /// let filter = bugu::ConcurrentFilter::new(10)?;

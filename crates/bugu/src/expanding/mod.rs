@@ -69,12 +69,12 @@ const ALTERNATE_MULTIPLIER: u64 = 0x9e37_79b9_7f4a_7c15;
 /// A growable cuckoo filter in one table (see the [module docs](self)), whose buckets live in
 /// `S`.
 ///
-/// Every read-only method — the getters, [`stats`](Self::stats), [`Filter`] (lookups, counts,
-/// batches) and the writers of the persistent format ([`to_bytes`](Self::to_bytes),
-/// [`write_to`](Self::write_to), [`save`](Self::save)) — is written once for any
-/// `S: AsRef<[u8]>`. Two storages are named:
+/// Every read-only method — the getters, [`stats`](Self::stats), [`summary`](Self::summary) and
+/// [`Filter`] (lookups, counts, batches) — is written once for any `S: AsRef<[u8]>`. Two
+/// storages are named:
 /// - [`ExpandingFilter`] (`Vec<u8>`, the default): the owned filter, which alone inserts,
-///   removes and grows ([`FilterMut`], [`clear`](ExpandingFilter::clear));
+///   removes and grows ([`FilterMut`], [`clear`](ExpandingFilter::clear)) and persists
+///   ([`Persist`](crate::Persist));
 /// - [`ExpandingView`](crate::ExpandingView) (`&[u8]`): a read-only filter over borrowed bytes of
 ///   the persistent format, such as a memory-mapped file, read in place; it cannot outlive them.
 ///
@@ -228,6 +228,11 @@ pub struct ExpandingStats {
     pub target_rate: f64,
 }
 
+/// The hash function of every expanding filter. Kind 3 files store no hash id, so the function
+/// they were written with is this one for good: named here rather than taken from
+/// [`HashFunction::default`], which may move for new filters of the other kinds.
+pub(crate) const HASH_FUNCTION: HashFunction = HashFunction::Xxh3Mix8;
+
 #[inline]
 fn mask(bits: u32) -> u64 {
     debug_assert!(bits <= 64);
@@ -375,6 +380,15 @@ impl<S: AsRef<[u8]>> ExpandingFilterIn<S> {
         self.segments.memory_bytes(self.buckets()) + self.stash.capacity() * std::mem::size_of::<Entry>()
     }
 
+    /// Bytes of the table wherever it is: [`memory_bytes`](Self::memory_bytes) for an owned
+    /// filter, the bytes of the buckets it reads in place for a view.
+    pub(crate) fn table_bytes(&self) -> usize {
+        if self.reads_in_place() {
+            return self.bucket_bytes().map(<[u8]>::len).sum();
+        }
+        self.memory_bytes()
+    }
+
     /// Whether the buckets are read in place from persisted bytes (a view).
     fn reads_in_place(&self) -> bool {
         self.persisted.is_some()
@@ -436,6 +450,33 @@ impl<S: AsRef<[u8]>> ExpandingFilterIn<S> {
         self.rate
     }
 
+    /// The bound on the false-positive rate from the entries held now, in constant time: always
+    /// below [`target_false_positive_rate`](Self::target_false_positive_rate).
+    ///
+    /// ```
+    /// use bugu::{ExpandingFilter, FilterMut};
+    /// let mut filter = ExpandingFilter::builder().initial_capacity(100).false_positive_rate(0.01).build()?;
+    /// assert_eq!(filter.false_positive_rate_bound(), 0.0);
+    /// for i in 0..10_000u32 {
+    ///     filter.insert(&i)?;
+    /// }
+    /// assert!(filter.false_positive_rate_bound() > 0.0 && filter.false_positive_rate_bound() < 0.01);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn false_positive_rate_bound(&self) -> f64 {
+        self.bound_of(self.weight)
+    }
+
+    /// Fingerprint bits of every entry.
+    pub fn fingerprint_bits(&self) -> u32 {
+        self.widths.fingerprint
+    }
+
+    /// The share of the table's slots in use (the stash aside), in constant time.
+    pub fn load_factor(&self) -> f64 {
+        (self.entries - self.stash.len()) as f64 / (self.buckets() * SLOTS) as f64
+    }
+
     /// Slots per bucket: fixed by the design (four fingerprints fill one 64-bit word).
     pub const BUCKET_SIZE: usize = SLOTS;
 
@@ -475,7 +516,7 @@ impl<S: AsRef<[u8]>> ExpandingFilterIn<S> {
             twins: self.entries.saturating_sub(self.len),
             buckets: self.buckets(),
             bucket_size: SLOTS,
-            load_factor: (self.entries - self.stash.len()) as f64 / (self.buckets() * SLOTS) as f64,
+            load_factor: self.load_factor(),
             level: self.level,
             split_pointer: self.split,
             stash: self.stash.len(),
@@ -484,7 +525,7 @@ impl<S: AsRef<[u8]>> ExpandingFilterIn<S> {
             tail_histogram,
             memory_bytes,
             bits_per_item: memory_bytes as f64 * 8.0 / self.len.max(1) as f64,
-            rate_bound: self.bound_of(self.weight),
+            rate_bound: self.false_positive_rate_bound(),
             target_rate: self.rate,
         }
     }
@@ -644,7 +685,7 @@ impl<S: AsRef<[u8]>> Filter for ExpandingFilterIn<S> {
     }
 
     fn hash_function(&self) -> HashFunction {
-        HashFunction::default()
+        HASH_FUNCTION
     }
 
     fn key_encoding(&self) -> KeyEncoding {

@@ -225,8 +225,7 @@
 //! - `builder.rs`: [`GrowableBuilder`], and the constructors of [`GrowableFilter`] that use it.
 //! - `filter.rs`: [`GrowableFilter`] — inserts, lookups, removals ([`Removal`]), inspection.
 //! - `tests.rs`: unit tests, including a model-checked property test of every operation.
-//! - Saving and loading ([`GrowableFilter::to_bytes`], [`read_from`](GrowableFilter::read_from),
-//!   [`save`](GrowableFilter::save), …) live with the cuckoo filter's in
+//! - Saving and loading ([`Persist`](crate::Persist)) live with the other kinds' in
 //!   [`persist`](crate::persist) (`persist/growable.rs`): kind 2 of the format in
 //!   `docs/format.md`, one cuckoo filter section per level.
 //!

@@ -1,29 +1,35 @@
 //! Persistence: one versioned, checksummed, little-endian byte format for every filter type, with
 //! readers that trust nothing.
 //!
-//! - [`CuckooFilter::to_bytes`](crate::CuckooFilter::to_bytes) / [`CuckooFilter::from_bytes`](crate::CuckooFilter::from_bytes): the format in memory.
-//! - [`CuckooFilter::write_to`](crate::CuckooFilter::write_to) / [`CuckooFilter::read_from`](crate::CuckooFilter::read_from): streamed, one pass, no second copy
-//!   of the table; the checksum is computed on the way.
-//! - [`CuckooFilter::save`](crate::CuckooFilter::save) / [`CuckooFilter::load`](crate::CuckooFilter::load): files, saved atomically.
-//! - [`CuckooView`]: queries straight from the bytes (a memory-mapped file), no copy.
-//! - With the `serde` feature, [`CuckooFilter`](crate::CuckooFilter) (de)serializes as the same bytes.
-//! - [`GrowableFilter`](crate::GrowableFilter) has the same `to_bytes` / `from_bytes`,
-//!   `write_to` / `read_from` and `save` / `load`: kind 2, its growth settings and one section per
-//!   level, through the same writer and reader.
+//! Every filter type implements one trait, [`Persist`]: the format in memory
+//! (`to_bytes` / `from_bytes`), streamed in one pass with no second copy of a table and the
+//! checksum computed on the way (`write_to` / `read_from`), and files saved atomically
+//! (`save` / `load`). With the `serde` feature every filter type (de)serializes as the same
+//! bytes. Views query the bytes in place (a memory-mapped file), with no copy:
+//! [`CuckooView`], [`ExpandingView`] and [`AnyView`](crate::AnyView), which opens any kind.
 //!
-//! Where things live: `kind.rs` [`FilterKind`], `format.rs` the layout and the checks every reader
-//! shares, `writer.rs` the `Encoder` and the cuckoo filter's writing, `reader.rs` the `Decoder`
-//! and its stream reading, `view.rs` [`CuckooView`] and the zero-copy section cursor, `file.rs`
-//! atomic saves and loads, `growable.rs` the growable filter's kind, `error.rs` [`PersistError`],
+//! A file's header names its kind ([`FilterKind`]):
+//! 1. a fixed [`CuckooFilter`](crate::CuckooFilter) (and a [`ConcurrentFilter`](crate::ConcurrentFilter),
+//!    which saves the same bytes): one section;
+//! 2. a [`GrowableFilter`](crate::GrowableFilter), a chain of tables: its growth settings and one
+//!    section per level, through the same writer and reader;
+//! 3. an [`ExpandingFilter`](crate::ExpandingFilter), one table: its fields, its stash and its
+//!    buckets.
+//!
+//! Where things live: `persistable.rs` [`Persist`], `kind.rs` [`FilterKind`], `format.rs` the
+//! layout and the checks every reader shares, `writer.rs` the `Encoder` and the cuckoo filter's
+//! kind, `reader.rs` the `Decoder`, `view.rs` [`CuckooView`] and the zero-copy section cursor,
+//! `file/` atomic saves and loads, `growable.rs`, `expanding.rs` and `expanding_view.rs` the other
+//! kinds, `concurrent.rs` the concurrent filter's bytes, `error.rs` [`PersistError`],
 //! `serde_impl.rs` the `serde` feature.
 //!
-//! The layout is documented byte by byte in `docs/format.md`:
+//! The layouts are documented byte by byte in `docs/format.md`; a fixed filter's file:
 //!
 //! ```text
 //! offset  size  field
 //!      0     8  magic  89 42 55 47 55 0d 0a 1a  ("\x89BUGU\r\n\x1a")
 //!      8     2  format version (1)
-//!     10     2  filter kind (1 cuckoo, 2 growable)
+//!     10     2  filter kind (1 cuckoo, 2 growable, 3 expanding)
 //!     12     4  flags: bit 0 canonical keys, bit 1 skipped add-if-absent inserts
 //!     16    40  section parameters: fingerprint bits, bucket size, hash id, reserved,
 //!               eviction limit, seed, bucket count, capacity, item count
@@ -60,6 +66,7 @@ mod writer;
 
 pub use error::{InvalidParameter, PersistError};
 pub use expanding_view::ExpandingView;
+pub(crate) use format::HEADER_LEN;
 pub use format::{FORMAT_VERSION, MAGIC};
 pub use kind::FilterKind;
 pub use persistable::Persist;

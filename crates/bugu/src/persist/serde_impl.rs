@@ -11,7 +11,7 @@ use serde::de::{self, Deserialize, Deserializer, SeqAccess, Visitor};
 use serde::ser::{Serialize, Serializer};
 
 use crate::filter::{CuckooFilter, CuckooFilterIn};
-use crate::{ConcurrentFilter, ExpandingFilter, GrowableFilter};
+use crate::{AnyFilter, ConcurrentFilter, ExpandingFilter, GrowableFilter};
 
 use super::persistable::Persist;
 use super::view::CuckooView;
@@ -58,8 +58,8 @@ macro_rules! serde_through_persist {
 }
 
 serde_through_persist!(
-    serialize: GrowableFilter, ExpandingFilter, ConcurrentFilter;
-    deserialize: CuckooFilter, GrowableFilter, ExpandingFilter, ConcurrentFilter
+    serialize: GrowableFilter, ExpandingFilter, ConcurrentFilter, AnyFilter;
+    deserialize: CuckooFilter, GrowableFilter, ExpandingFilter, ConcurrentFilter, AnyFilter
 );
 
 /// Reads a filter of type `F` from a byte string, or from a sequence of bytes (JSON's arrays).
@@ -133,6 +133,8 @@ mod tests {
         assert_eq!(through_json(&grown).to_bytes(), grown.to_bytes());
         assert_eq!(through_json(&one_table).to_bytes(), one_table.to_bytes());
         assert!(through_json(&shared).contains("x"));
+        let any = crate::AnyFilter::from_bytes(&grown.to_bytes()).unwrap();
+        assert_eq!(through_json(&any).to_bytes(), grown.to_bytes());
         // A filter of another kind is refused with the reader's error.
         let wrong = serde_json::to_value(&grown).unwrap();
         let err = serde_json::from_value::<ExpandingFilter>(wrong).unwrap_err();

@@ -123,13 +123,13 @@ impl<'a> ViewCursor<'a> {
     }
 }
 
-/// A read-only cuckoo filter over the bytes of [`CuckooFilter::to_bytes`] — typically a
+/// A read-only cuckoo filter over the bytes of [`CuckooFilter`]'s [`to_bytes`](crate::Persist::to_bytes) — typically a
 /// memory-mapped file — that answers [`contains`](crate::Filter::contains) and
 /// [`count`](crate::Filter::count) without copying or loading anything: opening it validates the
 /// bytes, and each query reads the same two buckets the owned filter reads. It is the filter over
 /// borrowed storage, [`CuckooFilterIn`]`<&[u8]>`, so every read-only method of [`CuckooFilter`]
 /// (getters, [`Filter`](crate::Filter), [`stats`](CuckooFilterIn::stats),
-/// [`to_bytes`](CuckooFilterIn::to_bytes), ...) is the same code here; to insert or remove, copy
+/// [`summary`](CuckooFilterIn::summary), ...) is the same code here; to insert or remove, copy
 /// it with [`to_filter`](Self::to_filter).
 ///
 /// ```

@@ -122,6 +122,6 @@ impl Persist for CuckooFilter {
     /// Validates the bytes in place (as a [`CuckooView`](crate::CuckooView) opens them), then
     /// copies the table once.
     fn from_bytes(bytes: &[u8]) -> Result<Self, PersistError> {
-        super::CuckooView::from_bytes(bytes)?.try_to_filter()
+        super::view::CuckooView::from_bytes(bytes)?.try_to_filter()
     }
 }

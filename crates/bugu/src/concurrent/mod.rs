@@ -27,6 +27,7 @@ mod writer;
 
 use std::cell::RefCell;
 use std::fmt;
+use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::batch::{FAR_LOOKAHEAD, LOOKAHEAD, Located, answer_in_blocks, block_locator, in_blocks};
@@ -82,7 +83,7 @@ pub struct ConcurrentFilter {
     skipped_inserts: AtomicBool,
 }
 
-pub(crate) fn out_of_memory(failed: AllocFailed) -> ConfigError {
+fn out_of_memory(failed: AllocFailed) -> ConfigError {
     ConfigError::OutOfMemory { bytes: failed.bytes }
 }
 
@@ -105,8 +106,20 @@ impl ConcurrentFilter {
         &self.config
     }
 
+    /// Runs `write` with the item count and skipped-insert flag of one moment and a streamer of
+    /// the table's payload as it is at that moment: writers wait until `write` returns (lookups
+    /// do not). The persistent form is written this way, with no copy of the table.
+    pub(crate) fn while_quiet<R>(
+        &self,
+        write: impl FnOnce(usize, bool, &dyn Fn(&mut dyn FnMut(&[u8]) -> io::Result<()>) -> io::Result<()>) -> R,
+    ) -> R {
+        let _quiet = self.shared.lock_all();
+        let stream = |sink: &mut dyn FnMut(&[u8]) -> io::Result<()>| self.shared.stream_payload(sink);
+        write(self.shared.items(), self.has_skipped_inserts(), &stream)
+    }
+
     /// A copy of the table as it is at one moment: writers wait while it is copied.
-    pub(crate) fn snapshot(&self) -> Result<CuckooFilter, AllocFailed> {
+    fn snapshot(&self) -> Result<CuckooFilter, AllocFailed> {
         let _quiet = self.shared.lock_all();
         let table = self.shared.copy_out()?;
         let filter = CuckooFilter::from_parts(self.config, table, self.shared.items(), true);

@@ -72,6 +72,13 @@ impl SharedTable {
         Ok(self.striped.table.with_storage(self.striped.table.storage().copy_out(len)?))
     }
 
+    /// Gives the payload (the packed buckets, without padding) to `sink` in chunks, with no copy
+    /// of the table. The caller holds every stripe ([`lock_all`](Self::lock_all)).
+    pub(crate) fn stream_payload<E>(&self, sink: impl FnMut(&[u8]) -> Result<(), E>) -> Result<(), E> {
+        let len = self.striped.table.geometry().payload_len().expect("the geometry of an existing table");
+        self.striped.table.storage().stream_out(len, sink)
+    }
+
     /// The table, for reads that need no consistency (the path search, statistics): a bucket read
     /// while a writer changes it may be torn.
     pub(crate) fn racy(&self) -> &Table<AtomicBytes> {

@@ -448,3 +448,22 @@ fn insert_unique_adds_each_item_once_across_threads() {
     let total: usize = added.iter().map(|thread| thread.iter().filter(|&&a| a).count()).sum();
     assert_eq!(filter.len(), total);
 }
+
+/// The persistent bytes are streamed from the shared table in chunks: for tables of every size
+/// around a chunk's, they are the bytes of the equivalent cuckoo filter.
+#[test]
+fn streamed_bytes_are_the_cuckoo_filters_bytes() {
+    for capacity in [10, 1_000, 5_461, 5_462, 100_000] {
+        for bits in [8, 12, 13] {
+            let mut plain =
+                CuckooFilter::builder().capacity(capacity).fingerprint_bits(bits).build().unwrap();
+            for i in 0..(capacity as u64 * 9 / 10) {
+                plain.insert(&i).unwrap();
+            }
+            let shared = ConcurrentFilter::from_filter(&plain).unwrap();
+            let bytes = shared.to_bytes();
+            assert_eq!(bytes, plain.to_bytes(), "capacity {capacity}, {bits} bits");
+            assert_eq!(bytes.len(), shared.serialized_len());
+        }
+    }
+}

@@ -1,16 +1,20 @@
 //! The concurrent filter's persistence: it has no kind of its own. It writes the bytes of the
-//! equivalent cuckoo filter (kind 1), from a copy of its table taken at one moment, so that every
-//! reader takes them; it reads any cuckoo filter file and copies its table into shared memory.
+//! equivalent cuckoo filter (kind 1), streamed from its shared table while writers wait (no copy
+//! of the table, so writing cannot fail for memory), so that every reader takes them; it reads
+//! any cuckoo filter file and copies its table into shared memory.
 
 use std::io::{self, Read, Write};
 
-use crate::concurrent::{ConcurrentFilter, out_of_memory};
+use crate::concurrent::ConcurrentFilter;
 use crate::filter::CuckooFilter;
+use crate::membership::Filter;
 use crate::table::AllocFailed;
 
 use super::error::PersistError;
-use super::format::cuckoo_file_len_for;
+use super::format::{Flags, Section, cuckoo_file_len_for, tail_len};
+use super::kind::FilterKind;
 use super::persistable::Persist;
+use super::writer::Encoder;
 
 /// The bytes of a [`CuckooFilter`] with the same table: a file either type loads.
 ///
@@ -24,6 +28,7 @@ use super::persistable::Persist;
 /// assert!(ConcurrentFilter::load(&path)?.contains("apple"));
 /// assert!(CuckooFilter::load(&path)?.contains("apple"));
 /// assert_eq!(filter.serialized_len(), std::fs::metadata(&path)?.len() as usize);
+/// assert_eq!(filter.to_bytes(), filter.to_filter()?.to_bytes());
 /// # std::fs::remove_file(&path)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -32,14 +37,22 @@ impl Persist for ConcurrentFilter {
         cuckoo_file_len_for(self.config())
     }
 
-    /// Writes a copy of the table taken as [`to_filter`](ConcurrentFilter::to_filter) takes it
-    /// (writers wait while it is copied); an [`io::ErrorKind::OutOfMemory`] error if the copy
-    /// cannot be allocated.
+    /// Writes the table as it is at one moment: writers wait until it is written (lookups do
+    /// not), so a slow `writer` holds them up; to release them sooner, write a copy taken with
+    /// [`to_filter`](ConcurrentFilter::to_filter).
     fn write_to<W: Write>(&self, writer: W) -> io::Result<()> {
-        let snapshot = self
-            .snapshot()
-            .map_err(|failed| io::Error::new(io::ErrorKind::OutOfMemory, out_of_memory(failed)))?;
-        snapshot.write_to(writer)
+        let config = *self.config();
+        let payload_len = config.geometry().payload_len().expect("a built filter's table has a length");
+        self.while_quiet(|len, skipped_inserts, stream_payload| {
+            let flags = Flags { key_encoding: self.key_encoding(), skipped_inserts };
+            let section =
+                Section { config, len, skipped_inserts, payload_len, tail_len: tail_len(payload_len) };
+            let mut encoder = Encoder::new(writer, FilterKind::Cuckoo, flags)?;
+            encoder.write_all(&section.encode())?;
+            stream_payload(&mut |chunk| encoder.write_all(chunk))?;
+            encoder.write_all(&[0; 24][..section.tail_len])?;
+            encoder.finish().map(drop)
+        })
     }
 
     fn read_counted<R: Read>(reader: R, len: Option<u64>) -> Result<(Self, u64), PersistError> {

@@ -69,6 +69,27 @@ impl AtomicBytes {
         Ok(bytes)
     }
 
+    /// Gives the first `len` bytes to `sink` in chunks of a few KiB, in order: a copy of the
+    /// table streamed out without a buffer of its size.
+    pub(crate) fn stream_out<E>(
+        &self,
+        len: usize,
+        mut sink: impl FnMut(&[u8]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        const CHUNK_WORDS: usize = 1024;
+        let mut chunk = [0u8; CHUNK_WORDS * 8];
+        let mut left = len;
+        for words in self.words[..len.div_ceil(8)].chunks(CHUNK_WORDS) {
+            for (bytes, word) in chunk.chunks_exact_mut(8).zip(words) {
+                bytes.copy_from_slice(&word.load(Ordering::Relaxed).to_le_bytes());
+            }
+            let filled = (words.len() * 8).min(left);
+            sink(&chunk[..filled])?;
+            left -= filled;
+        }
+        Ok(())
+    }
+
     /// Sets the `width` bits from bit `bit` of the table (a slot) to `value` if they are all zero;
     /// `false`, with nothing changed, if one is set. Only the holder of the lock of the stripe
     /// these bits belong to calls it (a slot's bits lie in its bucket's block, so in one stripe's

@@ -1,5 +1,6 @@
-//! The three filter classes, written once ([`filter_class!`]): the `set` vocabulary, the batch
-//! calls (keys copied out holding the interpreter's lock, the work done without it), statistics,
+//! The four filter classes (`CuckooFilter`, `ConcurrentFilter`, `GrowableFilter`,
+//! `ExpandingFilter`), written once ([`filter_class!`]): the `set` vocabulary, the batch calls
+//! (keys copied out holding the interpreter's lock, the work done without it), statistics,
 //! bytes, files and pickling.
 
 use std::path::PathBuf;

@@ -1,15 +1,16 @@
-//! The three filter classes, written once ([`filter_class!`]): the `set` vocabulary, the batch
-//! calls (keys copied out holding the interpreter's lock, the work done without it), statistics,
+//! The four filter classes (`CuckooFilter`, `ConcurrentFilter`, `GrowableFilter`,
+//! `ExpandingFilter`), written once ([`filter_class!`]): the `set` vocabulary, the batch calls
+//! (keys copied out holding the interpreter's lock, the work done without it), statistics,
 //! bytes, files and pickling.
 
 use std::path::PathBuf;
 
-use bugu::{ConcurrentFilter, CuckooFilter, Filter, FilterMut};
+use bugu::{ConcurrentFilter, CuckooFilter, Filter, FilterMut, Persist, Summary};
 use pyo3::exceptions::{PyKeyError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyMemoryView, PyTuple, PyType};
 
-use crate::backend::{Backend, Growable, Summary, new_expanding, new_growable};
+use crate::backend::{Backend, Growable, encode, new_expanding, new_growable, read_error, write_error};
 use crate::errors::{batch_insert_error, config_error, insert_error, shield};
 use crate::keys::{Keys, with_key};
 
@@ -30,20 +31,24 @@ pub(crate) fn with_buffer<R>(data: &Bound<'_, PyAny>, work: impl FnOnce(&[u8]) -
     }
 }
 
-/// `stats()` as a dict.
+/// `stats()` as a dict: the library's `Summary`, under its field names, so that Python, Rust and
+/// the other front ends name each figure alike.
 pub(crate) fn stats_dict<'py>(py: Python<'py>, summary: &Summary) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(py);
+    dict.set_item("kind", summary.kind.to_string())?;
     dict.set_item("items", summary.items)?;
+    dict.set_item("capacity", summary.capacity)?;
+    dict.set_item("max_capacity", summary.max_capacity)?;
     dict.set_item("levels", summary.levels)?;
     dict.set_item("buckets", summary.buckets)?;
     dict.set_item("bucket_size", summary.bucket_size)?;
     dict.set_item("fingerprint_bits", summary.fingerprint_bits)?;
-    dict.set_item("capacity", summary.capacity)?;
     dict.set_item("load_factor", summary.load_factor)?;
     dict.set_item("bits_per_item", summary.bits_per_item)?;
     dict.set_item("memory_bytes", summary.memory_bytes)?;
-    dict.set_item("false_positive_rate", summary.false_positive_rate)?;
-    dict.set_item("estimated_false_positive_rate", summary.estimated_false_positive_rate)?;
+    dict.set_item("target_false_positive_rate", summary.target_false_positive_rate)?;
+    dict.set_item("false_positive_rate_bound", summary.false_positive_rate_bound)?;
+    dict.set_item("expected_false_positive_rate", summary.expected_false_positive_rate)?;
     Ok(dict)
 }
 
@@ -135,19 +140,16 @@ macro_rules! filter_class {
             }
 
             fn __len__(&self) -> usize {
-                self.filter.items()
+                self.filter.summary().items
             }
 
             fn __bool__(&self) -> bool {
-                self.filter.items() > 0
+                self.filter.summary().items > 0
             }
 
             /// Removes every key; the configuration stays.
             fn clear(&mut self) -> PyResult<()> {
-                shield(|| {
-                    self.filter = self.filter.emptied()?;
-                    Ok(())
-                })
+                shield(|| self.filter.make_empty())
             }
 
             /// An independent copy.
@@ -163,9 +165,11 @@ macro_rules! filter_class {
                 self.copy(py)
             }
 
-            /// The filter's statistics: items, levels, buckets, bucket_size, fingerprint_bits,
-            /// capacity, load_factor, bits_per_item, memory_bytes, false_positive_rate (the bound
-            /// at full occupancy) and estimated_false_positive_rate (at the current load).
+            /// The filter's statistics, named as the library's `Summary`: kind, items, capacity,
+            /// max_capacity, levels, buckets, bucket_size, fingerprint_bits, load_factor,
+            /// bits_per_item, memory_bytes, target_false_positive_rate (a growing filter's
+            /// configured target; None for a fixed one), false_positive_rate_bound (the bound that
+            /// holds now) and expected_false_positive_rate (at the current load).
             fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
                 shield(|| stats_dict(py, &self.filter.summary()))
             }
@@ -188,10 +192,18 @@ macro_rules! filter_class {
                 self.filter.summary().bucket_size
             }
 
-            /// The false-positive rate the configuration guarantees (the bound at full occupancy).
+            /// The bound on the false-positive rate that holds for the filter as it is (a fixed
+            /// filter's: at full occupancy).
             #[getter]
-            fn false_positive_rate(&self) -> f64 {
-                self.filter.summary().false_positive_rate
+            fn false_positive_rate_bound(&self) -> f64 {
+                self.filter.summary().false_positive_rate_bound
+            }
+
+            /// The rate a growing filter was configured to stay under at every size; None for a
+            /// fixed filter.
+            #[getter]
+            fn target_false_positive_rate(&self) -> Option<f64> {
+                self.filter.summary().target_false_positive_rate
             }
 
             /// Bytes of memory the table (or tables) occupy.
@@ -209,7 +221,7 @@ macro_rules! filter_class {
             /// The filter in the library's portable format (what `save` writes).
             fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
                 shield(|| {
-                    let bytes = py.detach(|| self.filter.encoded())?;
+                    let bytes = py.detach(|| encode(&self.filter))?;
                     Ok(PyBytes::new(py, &bytes))
                 })
             }
@@ -218,20 +230,20 @@ macro_rules! filter_class {
             #[classmethod]
             fn from_bytes(_class: &Bound<'_, PyType>, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Self> {
                 shield(|| {
-                    let filter = with_buffer(data, |bytes| py.detach(|| <$inner as Backend>::decoded(bytes)))??;
+                    let filter = with_buffer(data, |bytes| py.detach(|| <$inner>::from_bytes(bytes).map_err(read_error)))??;
                     Ok(Self { filter })
                 })
             }
 
             /// Saves to `path` atomically: the file is replaced whole or not at all.
             fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
-                shield(|| py.detach(|| self.filter.write_file(&path)))
+                shield(|| py.detach(|| self.filter.save(&path).map_err(write_error)))
             }
 
             /// Reads a filter file (from this module, the `bugu` command, Rust or Redis).
             #[classmethod]
             fn load(_class: &Bound<'_, PyType>, py: Python<'_>, path: PathBuf) -> PyResult<Self> {
-                shield(|| Ok(Self { filter: py.detach(|| <$inner as Backend>::read_file(&path))? }))
+                shield(|| Ok(Self { filter: py.detach(|| <$inner>::load(&path).map_err(read_error))? }))
             }
 
             fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {

@@ -108,7 +108,9 @@ def test_bad_keys_raise_type_and_overflow_errors(cls):
 def test_properties_and_stats(cls):
     f = cls(10_000, 0.001)
     assert f.capacity >= 10_000 and f.bucket_size == 4
-    assert f.false_positive_rate <= 0.001
+    assert f.false_positive_rate_bound <= 0.001
+    growing = cls in (bugu.GrowableFilter, bugu.ExpandingFilter)
+    assert f.target_false_positive_rate == (0.001 if growing else None)
     # A one-table filter's entries add address bits to a narrower fingerprint.
     assert f.fingerprint_bits >= (9 if cls is bugu.ExpandingFilter else 12)
     assert f.memory_bytes > 0 and f.seed == 0
@@ -118,8 +120,31 @@ def test_properties_and_stats(cls):
     assert stats["buckets"] > 0 and stats["bucket_size"] == 4
     assert 0 < stats["load_factor"] < 1
     assert stats["bits_per_item"] == pytest.approx(stats["memory_bytes"] * 8 / 1_000)
-    assert 0 < stats["estimated_false_positive_rate"] <= stats["false_positive_rate"]
+    assert 0 < stats["expected_false_positive_rate"] <= stats["false_positive_rate_bound"]
+    assert stats["false_positive_rate_bound"] == f.false_positive_rate_bound
+    assert stats["target_false_positive_rate"] == f.target_false_positive_rate
     assert stats["memory_bytes"] == f.memory_bytes
+    # The library's Summary, under its names: one meaning for every class.
+    assert set(stats) == {
+        "kind",
+        "items",
+        "capacity",
+        "max_capacity",
+        "levels",
+        "buckets",
+        "bucket_size",
+        "fingerprint_bits",
+        "load_factor",
+        "bits_per_item",
+        "memory_bytes",
+        "target_false_positive_rate",
+        "false_positive_rate_bound",
+        "expected_false_positive_rate",
+    }
+    kinds = {bugu.GrowableFilter: "growable", bugu.ExpandingFilter: "expanding"}
+    assert stats["kind"] == kinds.get(cls, "cuckoo")  # a concurrent filter saves a fixed one's file
+    assert stats["max_capacity"] == (2**32 if cls is bugu.ExpandingFilter else None)
+    assert not hasattr(f, "false_positive_rate")  # it meant the target for some classes, the bound for others
     assert repr(f).startswith(f"bugu.{cls.__name__}(len=1000")
 
 
@@ -178,7 +203,8 @@ def test_growable_filter_grows_under_its_target():
     f.update(range(100_000))
     stats = f.stats()
     assert stats["levels"] > 1 and f.capacity >= 100_000
-    assert f.false_positive_rate < 0.001
+    assert f.false_positive_rate_bound < f.target_false_positive_rate == 0.001
+    assert stats["max_capacity"] is None and bugu.GrowableFilter(100, max_capacity=1_000).stats()["max_capacity"] == 1_000
     assert all(f.contains_many(range(100_000)))
     misses = sum(f.contains_many(range(10**9, 10**9 + 100_000)))
     assert misses < 300  # under 0.001 of 100,000, with room for chance
@@ -189,7 +215,8 @@ def test_expanding_filter_grows_in_one_table_and_removes_exactly():
     f.update(range(100_000))
     stats = f.stats()
     assert stats["levels"] == 1 and f.capacity >= 100_000
-    assert 0 < stats["estimated_false_positive_rate"] <= f.false_positive_rate == 0.001
+    assert 0 < stats["expected_false_positive_rate"] <= f.false_positive_rate_bound < f.target_false_positive_rate == 0.001
+    assert stats["max_capacity"] == 10**6
     assert all(f.contains_many(range(100_000)))
     misses = sum(f.contains_many(range(10**9, 10**9 + 100_000)))
     assert misses < 300  # under 0.001 of 100,000, with room for chance

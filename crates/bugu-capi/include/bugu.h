@@ -59,28 +59,38 @@ typedef struct bugu_expanding_config {
   uint64_t seed;
 } bugu_expanding_config;
 
-// A filter's sizing and occupancy.
+// A filter's sizing, occupancy and false-positive rates: every field means the same for every
+// handle (the Rust library's `bugu::Summary`).
 typedef struct bugu_stats {
-  // Stored fingerprints.
+  // Items stored (inserts minus removals).
   size_t items;
-  // Items the filter was sized for (a growable filter: the sum of its levels').
+  // Items the filter is sized for now: a fixed filter's capacity, the sum of a growable
+  // filter's levels', or where a one-table filter's table next splits.
   size_t capacity;
-  // Buckets (a growable filter: of all levels).
+  // Buckets, over all levels.
   size_t buckets;
   // Slots per bucket.
   size_t bucket_size;
-  // Fingerprint width in bits (a growable filter: of its newest level).
+  // Fingerprint width in bits (a growable filter: of its newest, widest level).
   uint32_t fingerprint_bits;
-  // Levels: 1 for a fixed filter.
+  // Levels: a growable filter's tables, 1 for the other handles.
   size_t levels;
-  // Stored fingerprints over slots.
+  // Stored entries over slots, over all levels.
   double load_factor;
-  // Bits of table per stored item.
+  // Bits of memory per stored item (per one item when empty).
   double bits_per_item;
-  // The bound on the false-positive rate.
-  double false_positive_rate;
+  // The bound on the false-positive rate that holds for the filter as it is: a fixed filter's
+  // at full occupancy, the sum of a growable filter's levels', a one-table filter's from the
+  // entries it holds. Never above `target_false_positive_rate` when there is one.
+  double false_positive_rate_bound;
   // Bytes of memory the tables take.
   size_t memory_bytes;
+  // The rate a growable or one-table filter was configured to stay under at every size; 0.0
+  // for a fixed filter, which has no target (its rate is fixed by its size: see
+  // `false_positive_rate_bound`).
+  double target_false_positive_rate;
+  // The rate expected at the current load: at most `false_positive_rate_bound`.
+  double expected_false_positive_rate;
 } bugu_stats;
 
 // A filter's configuration. Start from `bugu_config_default()` and change what you need.
@@ -1198,8 +1208,7 @@ enum bugu_status bugu_expanding_new(size_t initial_capacity,
 enum bugu_status bugu_expanding_new_with(const struct bugu_expanding_config *config,
                                          struct bugu_expanding **out);
 
-// Occupancy and sizing, in `*stats`: `capacity` is where the table next splits,
-// `false_positive_rate` the bound it holds now (under the target at every size).
+// Sizing, occupancy and rates, in `*stats`: `capacity` is where the table next splits.
 //
 // # Safety
 // `filter` is NULL (refused) or live; `stats` is NULL (refused) or writable.
@@ -1221,7 +1230,8 @@ enum bugu_status bugu_filter_new(size_t capacity, double fpr, struct bugu_filter
 // `config` is NULL (refused) or readable; `out` is NULL (refused) or writable.
 enum bugu_status bugu_filter_new_with(const struct bugu_config *config, struct bugu_filter **out);
 
-// Occupancy and sizing, in `*stats`.
+// Sizing, occupancy and rates, in `*stats`; `target_false_positive_rate` is 0.0 (a fixed
+// filter has no target).
 //
 // # Safety
 // `filter` is NULL (refused) or live; `stats` is NULL (refused) or writable.
@@ -1254,7 +1264,7 @@ enum bugu_status bugu_growable_new(size_t initial_capacity, double fpr, struct b
 enum bugu_status bugu_growable_new_with(const struct bugu_growable_config *config,
                                         struct bugu_growable **out);
 
-// Occupancy and sizing over all levels, in `*stats`.
+// Sizing, occupancy and rates over all levels, in `*stats`.
 //
 // # Safety
 // `filter` is NULL (refused) or live; `stats` is NULL (refused) or writable.

@@ -5,8 +5,7 @@
 
 use bugu::ExpandingFilter;
 
-use crate::args;
-use crate::stats::bugu_stats;
+use crate::stats::{bugu_stats, write_stats};
 use crate::status::{Failure, bugu_status, guard, invalid};
 
 /// The filter type behind the handle.
@@ -109,8 +108,7 @@ pub unsafe extern "C" fn bugu_expanding_new_with(
     })
 }
 
-/// Occupancy and sizing, in `*stats`: `capacity` is where the table next splits,
-/// `false_positive_rate` the bound it holds now (under the target at every size).
+/// Sizing, occupancy and rates, in `*stats`: `capacity` is where the table next splits.
 ///
 /// # Safety
 /// `filter` is NULL (refused) or live; `stats` is NULL (refused) or writable.
@@ -119,23 +117,6 @@ pub unsafe extern "C" fn bugu_expanding_stats(
     filter: *const bugu_expanding,
     stats: *mut bugu_stats,
 ) -> bugu_status {
-    guard(|| {
-        // SAFETY: the caller promises NULL or a live handle.
-        let f = unsafe { target(filter) }?;
-        let figures = f.stats();
-        let value = bugu_stats {
-            items: figures.len,
-            capacity: f.capacity(),
-            buckets: figures.buckets,
-            bucket_size: figures.bucket_size,
-            fingerprint_bits: figures.fingerprint_bits,
-            levels: 1,
-            load_factor: figures.load_factor,
-            bits_per_item: figures.bits_per_item,
-            false_positive_rate: figures.rate_bound,
-            memory_bytes: figures.memory_bytes,
-        };
-        // SAFETY: the caller promises NULL or writable.
-        unsafe { args::write(stats, value, "the out-parameter `stats`") }
-    })
+    // SAFETY: the caller promises NULL or a live handle, and NULL or a writable `stats`.
+    guard(|| unsafe { write_stats(&target(filter)?.summary(), stats) })
 }

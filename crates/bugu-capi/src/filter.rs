@@ -5,8 +5,7 @@ use std::ffi::c_void;
 
 use bugu::{ConcurrentFilter, CuckooFilter};
 
-use crate::args;
-use crate::stats::{bugu_bucket_callback, bugu_stats, dump};
+use crate::stats::{bugu_bucket_callback, bugu_stats, dump, write_stats};
 use crate::status::{Failure, bugu_status, guard, invalid};
 
 /// A fixed-size cuckoo filter, safe to share between threads. Opaque.
@@ -116,7 +115,8 @@ pub unsafe extern "C" fn bugu_filter_new_with(
     })
 }
 
-/// Occupancy and sizing, in `*stats`.
+/// Sizing, occupancy and rates, in `*stats`; `target_false_positive_rate` is 0.0 (a fixed
+/// filter has no target).
 ///
 /// # Safety
 /// `filter` is NULL (refused) or live; `stats` is NULL (refused) or writable.
@@ -125,24 +125,8 @@ pub unsafe extern "C" fn bugu_filter_stats(
     filter: *const bugu_filter,
     stats: *mut bugu_stats,
 ) -> bugu_status {
-    guard(|| {
-        // SAFETY: the caller promises NULL or a live handle.
-        let f = unsafe { target(filter) }?;
-        let value = bugu_stats {
-            items: f.len(),
-            capacity: f.capacity(),
-            buckets: f.bucket_count(),
-            bucket_size: f.bucket_size(),
-            fingerprint_bits: f.fingerprint_bits(),
-            levels: 1,
-            load_factor: f.load_factor(),
-            bits_per_item: f.bits_per_item(),
-            false_positive_rate: f.false_positive_rate(),
-            memory_bytes: f.memory_bytes(),
-        };
-        // SAFETY: the caller promises NULL or writable.
-        unsafe { args::write(stats, value, "the out-parameter `stats`") }
-    })
+    // SAFETY: the caller promises NULL or a live handle, and NULL or a writable `stats`.
+    guard(|| unsafe { write_stats(&target(filter)?.summary(), stats) })
 }
 
 /// Calls `callback` for every bucket of a copy of the table taken at one moment; a non-zero return

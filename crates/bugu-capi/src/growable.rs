@@ -6,8 +6,7 @@ use std::ffi::c_void;
 
 use bugu::{GrowableFilter, Tightening};
 
-use crate::args;
-use crate::stats::{bugu_bucket_callback, bugu_stats, dump};
+use crate::stats::{bugu_bucket_callback, bugu_stats, dump, write_stats};
 use crate::status::{Failure, bugu_status, guard, invalid};
 
 /// The growable filter type behind the handle.
@@ -155,7 +154,7 @@ pub unsafe extern "C" fn bugu_growable_new_with(
     })
 }
 
-/// Occupancy and sizing over all levels, in `*stats`.
+/// Sizing, occupancy and rates over all levels, in `*stats`.
 ///
 /// # Safety
 /// `filter` is NULL (refused) or live; `stats` is NULL (refused) or writable.
@@ -164,26 +163,8 @@ pub unsafe extern "C" fn bugu_growable_stats(
     filter: *const bugu_growable,
     stats: *mut bugu_stats,
 ) -> bugu_status {
-    guard(|| {
-        // SAFETY: the caller promises NULL or a live handle.
-        let f = unsafe { target(filter) }?;
-        let levels = f.levels();
-        let slots: usize = levels.iter().map(|l| l.bucket_count() * l.bucket_size()).sum();
-        let value = bugu_stats {
-            items: f.len(),
-            capacity: f.capacity(),
-            buckets: levels.iter().map(|l| l.bucket_count()).sum(),
-            bucket_size: f.bucket_size(),
-            fingerprint_bits: levels.last().map_or(0, |l| l.fingerprint_bits()),
-            levels: f.level_count(),
-            load_factor: f.len() as f64 / slots.max(1) as f64,
-            bits_per_item: f.bits_per_item(),
-            false_positive_rate: f.false_positive_rate(),
-            memory_bytes: f.memory_bytes(),
-        };
-        // SAFETY: the caller promises NULL or writable.
-        unsafe { args::write(stats, value, "the out-parameter `stats`") }
-    })
+    // SAFETY: the caller promises NULL or a live handle, and NULL or a writable `stats`.
+    guard(|| unsafe { write_stats(&target(filter)?.summary(), stats) })
 }
 
 /// Calls `callback` for every bucket of every level; a non-zero return stops the walk.

@@ -45,20 +45,6 @@ typedef struct bugu_filter bugu_filter;
 // A growable cuckoo filter. Opaque.
 typedef struct bugu_growable bugu_growable;
 
-// A one-table filter's configuration. Start from `bugu_expanding_config_default()` and change
-// what you need.
-typedef struct bugu_expanding_config {
-  // Items the table is sized for at first (at least 1).
-  size_t initial_capacity;
-  // The false-positive rate the filter stays under at every size, in (0, 1).
-  double false_positive_rate;
-  // The most items the filter is declared to grow to: with the rate, it fixes the entries'
-  // widths; past it, inserts may fail with `BUGU_FULL` (the rate would pass its target).
-  uint64_t max_items;
-  // The hash seed: filters answer alike only with the same seed.
-  uint64_t seed;
-} bugu_expanding_config;
-
 // A filter's sizing, occupancy and false-positive rates: every field means the same for every
 // handle (the Rust library's `bugu::Summary`).
 typedef struct bugu_stats {
@@ -92,6 +78,20 @@ typedef struct bugu_stats {
   // The rate expected at the current load: at most `false_positive_rate_bound`.
   double expected_false_positive_rate;
 } bugu_stats;
+
+// A one-table filter's configuration. Start from `bugu_expanding_config_default()` and change
+// what you need.
+typedef struct bugu_expanding_config {
+  // Items the table is sized for at first (at least 1).
+  size_t initial_capacity;
+  // The false-positive rate the filter stays under at every size, in (0, 1).
+  double false_positive_rate;
+  // The most items the filter is declared to grow to: with the rate, it fixes the entries'
+  // widths; past it, inserts may fail with `BUGU_FULL` (the rate would pass its target).
+  uint64_t max_items;
+  // The hash seed: filters answer alike only with the same seed.
+  uint64_t seed;
+} bugu_expanding_config;
 
 // A filter's configuration. Start from `bugu_config_default()` and change what you need.
 typedef struct bugu_config {
@@ -494,6 +494,12 @@ enum bugu_status bugu_filter_to_buffer(const struct bugu_filter *filter,
 // `buffer` holds `len` readable bytes or is NULL with 0; `out` is NULL (refused) or writable.
 enum bugu_status bugu_filter_from_buffer(const void *buffer, size_t len, struct bugu_filter **out);
 
+// Sizing, occupancy and false-positive rates of the filter, in `*stats` (see `bugu_stats`).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle; `stats` is NULL (refused) or writable.
+enum bugu_status bugu_filter_stats(const struct bugu_filter *filter, struct bugu_stats *stats);
+
 // Stores one copy of the key. `BUGU_FULL` or `BUGU_COPY_LIMIT` when there is no room (nothing changed). The key: the `len` bytes at `key` (NULL allowed when `len` is 0).
 //
 // # Safety
@@ -840,6 +846,13 @@ enum bugu_status bugu_growable_to_buffer(const struct bugu_growable *filter,
 enum bugu_status bugu_growable_from_buffer(const void *buffer,
                                            size_t len,
                                            struct bugu_growable **out);
+
+// Sizing, occupancy and false-positive rates of the growable filter, in `*stats` (see `bugu_stats`).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no call updates meanwhile; `stats` is NULL (refused) or writable.
+enum bugu_status bugu_growable_stats(const struct bugu_growable *filter,
+                                     struct bugu_stats *stats);
 
 // Stores one copy of the key. `BUGU_FULL` or `BUGU_COPY_LIMIT` when there is no room (nothing changed). The key: the `len` bytes at `key` (NULL allowed when `len` is 0).
 //
@@ -1188,6 +1201,13 @@ enum bugu_status bugu_expanding_from_buffer(const void *buffer,
                                             size_t len,
                                             struct bugu_expanding **out);
 
+// Sizing, occupancy and false-positive rates of the one-table filter, in `*stats` (see `bugu_stats`).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no call updates meanwhile; `stats` is NULL (refused) or writable.
+enum bugu_status bugu_expanding_stats(const struct bugu_expanding *filter,
+                                      struct bugu_stats *stats);
+
 // The default configuration, starting at `initial_capacity` items.
 struct bugu_expanding_config bugu_expanding_config_default(size_t initial_capacity);
 
@@ -1208,13 +1228,6 @@ enum bugu_status bugu_expanding_new(size_t initial_capacity,
 enum bugu_status bugu_expanding_new_with(const struct bugu_expanding_config *config,
                                          struct bugu_expanding **out);
 
-// Sizing, occupancy and rates, in `*stats`: `capacity` is where the table next splits.
-//
-// # Safety
-// `filter` is NULL (refused) or live; `stats` is NULL (refused) or writable.
-enum bugu_status bugu_expanding_stats(const struct bugu_expanding *filter,
-                                      struct bugu_stats *stats);
-
 // The default configuration, for `capacity` items.
 struct bugu_config bugu_config_default(size_t capacity);
 
@@ -1229,13 +1242,6 @@ enum bugu_status bugu_filter_new(size_t capacity, double fpr, struct bugu_filter
 // # Safety
 // `config` is NULL (refused) or readable; `out` is NULL (refused) or writable.
 enum bugu_status bugu_filter_new_with(const struct bugu_config *config, struct bugu_filter **out);
-
-// Sizing, occupancy and rates, in `*stats`; `target_false_positive_rate` is 0.0 (a fixed
-// filter has no target).
-//
-// # Safety
-// `filter` is NULL (refused) or live; `stats` is NULL (refused) or writable.
-enum bugu_status bugu_filter_stats(const struct bugu_filter *filter, struct bugu_stats *stats);
 
 // Calls `callback` for every bucket of a copy of the table taken at one moment; a non-zero return
 // stops the walk.
@@ -1263,12 +1269,6 @@ enum bugu_status bugu_growable_new(size_t initial_capacity, double fpr, struct b
 // `config` is NULL (refused) or readable; `out` is NULL (refused) or writable.
 enum bugu_status bugu_growable_new_with(const struct bugu_growable_config *config,
                                         struct bugu_growable **out);
-
-// Sizing, occupancy and rates over all levels, in `*stats`.
-//
-// # Safety
-// `filter` is NULL (refused) or live; `stats` is NULL (refused) or writable.
-enum bugu_status bugu_growable_stats(const struct bugu_growable *filter, struct bugu_stats *stats);
 
 // Calls `callback` for every bucket of every level; a non-zero return stops the walk.
 //

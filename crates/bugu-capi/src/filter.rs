@@ -5,14 +5,17 @@ use std::ffi::c_void;
 
 use bugu::{ConcurrentFilter, CuckooFilter};
 
-use crate::stats::{bugu_bucket_callback, bugu_stats, dump, write_stats};
-use crate::status::{Failure, bugu_status, guard, invalid};
+use crate::handle::{handle, publish, target};
+use crate::stats::{bugu_bucket_callback, dump};
+use crate::status::{bugu_status, guard, invalid};
 
 /// A fixed-size cuckoo filter, safe to share between threads. Opaque.
 #[allow(non_camel_case_types)]
 pub struct bugu_filter {
     inner: ConcurrentFilter,
 }
+
+handle!(bugu_filter => ConcurrentFilter);
 
 /// A filter's configuration. Start from `bugu_config_default()` and change what you need.
 #[allow(non_camel_case_types)]
@@ -48,27 +51,6 @@ pub extern "C" fn bugu_config_default(capacity: usize) -> bugu_config {
         eviction_limit: bugu::DEFAULT_EVICTION_LIMIT as u32,
         semi_sorted: false,
     }
-}
-
-/// The handle's filter; NULL is refused.
-///
-/// # Safety
-/// `filter` is NULL or a live handle from this library.
-pub(crate) unsafe fn target<'a>(filter: *const bugu_filter) -> Result<&'a ConcurrentFilter, Failure> {
-    // SAFETY: the caller promises NULL or a live handle.
-    unsafe { filter.as_ref() }.map(|f| &f.inner).ok_or_else(|| invalid("the filter handle is NULL"))
-}
-
-pub(crate) fn publish(inner: ConcurrentFilter, out: *mut *mut bugu_filter) -> Result<(), Failure> {
-    let handle = Box::into_raw(Box::new(bugu_filter { inner }));
-    if out.is_null() {
-        // SAFETY: `handle` was just made by Box::into_raw and was given to no one.
-        drop(unsafe { Box::from_raw(handle) });
-        return Err(invalid("the out-parameter for the new filter is NULL"));
-    }
-    // SAFETY: non-NULL, and the caller promises it is writable.
-    unsafe { out.write(handle) };
-    Ok(())
 }
 
 /// A new filter for `capacity` items at false-positive rate `fpr` (in (0, 1)), in `*out`.
@@ -113,20 +95,6 @@ pub unsafe extern "C" fn bugu_filter_new_with(
         }
         publish(builder.build_concurrent()?, out)
     })
-}
-
-/// Sizing, occupancy and rates, in `*stats`; `target_false_positive_rate` is 0.0 (a fixed
-/// filter has no target).
-///
-/// # Safety
-/// `filter` is NULL (refused) or live; `stats` is NULL (refused) or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn bugu_filter_stats(
-    filter: *const bugu_filter,
-    stats: *mut bugu_stats,
-) -> bugu_status {
-    // SAFETY: the caller promises NULL or a live handle, and NULL or a writable `stats`.
-    guard(|| unsafe { write_stats(&target(filter)?.summary(), stats) })
 }
 
 /// Calls `callback` for every bucket of a copy of the table taken at one moment; a non-zero return

@@ -6,8 +6,9 @@ use std::ffi::c_void;
 
 use bugu::{GrowableFilter, Tightening};
 
-use crate::stats::{bugu_bucket_callback, bugu_stats, dump, write_stats};
-use crate::status::{Failure, bugu_status, guard, invalid};
+use crate::handle::{handle, publish, target};
+use crate::stats::{bugu_bucket_callback, dump};
+use crate::status::{bugu_status, guard, invalid};
 
 /// The growable filter type behind the handle.
 pub(crate) type Inner = GrowableFilter;
@@ -18,28 +19,7 @@ pub struct bugu_growable {
     inner: Inner,
 }
 
-/// # Safety
-/// `filter` is NULL or a live handle from this library.
-pub(crate) unsafe fn target<'a>(filter: *const bugu_growable) -> Result<&'a Inner, Failure> {
-    // SAFETY: the caller promises NULL or a live handle.
-    unsafe { filter.as_ref() }.map(|f| &f.inner).ok_or_else(|| invalid("the filter handle is NULL"))
-}
-
-/// # Safety
-/// `filter` is NULL or a live handle that no other call uses at the moment.
-pub(crate) unsafe fn target_mut<'a>(filter: *mut bugu_growable) -> Result<&'a mut Inner, Failure> {
-    // SAFETY: the caller promises NULL or a live handle used by no one else now.
-    unsafe { filter.as_mut() }.map(|f| &mut f.inner).ok_or_else(|| invalid("the filter handle is NULL"))
-}
-
-pub(crate) fn publish(inner: Inner, out: *mut *mut bugu_growable) -> Result<(), Failure> {
-    if out.is_null() {
-        return Err(invalid("the out-parameter for the new filter is NULL"));
-    }
-    // SAFETY: non-NULL, and the caller promises it is writable.
-    unsafe { out.write(Box::into_raw(Box::new(bugu_growable { inner }))) };
-    Ok(())
-}
+handle!(bugu_growable => Inner);
 
 /// `bugu_growable_config.tightening`: each level takes a fixed share (`1 - tightening_ratio`) of
 /// the false-positive budget left.
@@ -152,19 +132,6 @@ pub unsafe extern "C" fn bugu_growable_new_with(
         }
         publish(builder.build()?, out)
     })
-}
-
-/// Sizing, occupancy and rates over all levels, in `*stats`.
-///
-/// # Safety
-/// `filter` is NULL (refused) or live; `stats` is NULL (refused) or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn bugu_growable_stats(
-    filter: *const bugu_growable,
-    stats: *mut bugu_stats,
-) -> bugu_status {
-    // SAFETY: the caller promises NULL or a live handle, and NULL or a writable `stats`.
-    guard(|| unsafe { write_stats(&target(filter)?.summary(), stats) })
 }
 
 /// Calls `callback` for every bucket of every level; a non-zero return stops the walk.

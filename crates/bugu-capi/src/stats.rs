@@ -1,11 +1,11 @@
-//! What both handles report: statistics, bucket dumps, serialized bytes.
+//! What the handles report: statistics and bucket dumps.
 
 use std::ffi::c_void;
 
 use bugu::{CuckooFilter, Summary};
 
 use crate::args;
-use crate::status::{Failure, Outcome, bugu_status, invalid};
+use crate::status::{Outcome, invalid};
 
 /// A filter's sizing, occupancy and false-positive rates: every field means the same for every
 /// handle (the Rust library's `bugu::Summary`).
@@ -99,29 +99,5 @@ pub(crate) fn dump(levels: &[CuckooFilter], callback: bugu_bucket_callback, cont
             }
         }
     }
-    Ok(())
-}
-
-/// Copies `bytes` into the caller's buffer, or says how many are needed.
-///
-/// # Safety
-/// `buffer` holds `capacity` writable bytes (or is NULL with 0); `written` is NULL or writable.
-pub(crate) unsafe fn write_buffer(
-    bytes: &[u8],
-    buffer: *mut u8,
-    capacity: usize,
-    written: *mut usize,
-) -> Outcome {
-    // SAFETY: the caller's promise.
-    unsafe { args::write(written, bytes.len(), "the out-parameter `written`") }?;
-    if bytes.len() > capacity {
-        return Err(Failure(
-            bugu_status::BUGU_BUFFER_TOO_SMALL,
-            format!("the buffer holds {capacity} bytes; the filter needs {}", bytes.len()),
-        ));
-    }
-    // SAFETY: the caller promises `capacity` writable bytes, at least `bytes.len()`.
-    let buffer = unsafe { args::array_mut(buffer, bytes.len(), "the buffer") }?;
-    buffer.copy_from_slice(bytes);
     Ok(())
 }

@@ -1,62 +1,43 @@
 //! Writes the key operations of every handle into `$OUT_DIR/keys.rs`: every operation (insert,
 //! insert-unique, contains, count, remove) for every key kind (bytes, string, u64, i64), one key
 //! at a time and in batches, for `bugu_filter`, `bugu_growable` and `bugu_expanding`; and each
-//! handle's life cycle (free, save, load, to and from a buffer). They are written once, here,
+//! handle's life cycle (free, save, load, to and from a buffer) and statistics, alike for every
+//! handle through `bugu::Persist` and `summary()`. They are written once, here,
 //! as a table; `src/keys.rs` includes the generated file, and tests/header.rs hands it to cbindgen
 //! (which reads source as written, so it would not see functions made by a macro).
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-/// A handle type, and how an operation gets at its filter.
+/// A handle type. Every handle boxes a filter that persists through `bugu::Persist` and reports
+/// through `summary()`, so its life cycle needs nothing more than its name.
 struct Handle {
     /// The name in function names: `bugu_{name}_insert`.
     name: &'static str,
-    /// The pointer type of the handle parameter for queries and for updates, and the function
-    /// (of the handle's module) that checks it and gives the filter.
-    query: (&'static str, &'static str),
-    update: (&'static str, &'static str),
-    /// Who else may use the handle during a query and during an update, for the safety section.
-    sharing: (&'static str, &'static str),
+    /// Whether updates need the handle to themselves (`*mut`, through `target_mut`); a
+    /// `bugu_filter` is updated through a shared pointer from any thread.
+    exclusive_updates: bool,
     /// What the handle is, in doc comments ("filter", "growable filter").
     noun: &'static str,
-    /// The filter read from a file at `path`, and from `bytes`; the bytes of the filter `f`.
-    load: &'static str,
-    from_bytes: &'static str,
-    to_bytes: &'static str,
+}
+
+impl Handle {
+    /// The handle parameter's pointer type and the function that checks it and gives the filter,
+    /// and who else may use the handle meanwhile (for the safety section).
+    fn access(&self, update: bool) -> (String, &'static str, &'static str) {
+        let name = self.name;
+        match (self.exclusive_updates, update) {
+            (false, _) => (format!("*const bugu_{name}"), "target", ""),
+            (true, false) => (format!("*const bugu_{name}"), "target", " that no call updates meanwhile"),
+            (true, true) => (format!("*mut bugu_{name}"), "target_mut", " that no other call uses meanwhile"),
+        }
+    }
 }
 
 const HANDLES: [Handle; 3] = [
-    Handle {
-        name: "filter",
-        query: ("*const bugu_filter", "filter_target"),
-        update: ("*const bugu_filter", "filter_target"),
-        sharing: ("", ""),
-        noun: "filter",
-        load: "ConcurrentFilter::load(path)?",
-        from_bytes: "ConcurrentFilter::from_filter(&CuckooFilter::from_bytes(bytes)?)?",
-        to_bytes: "f.to_filter()?.to_bytes()",
-    },
-    Handle {
-        name: "growable",
-        query: ("*const bugu_growable", "growable_target"),
-        update: ("*mut bugu_growable", "growable_target_mut"),
-        sharing: (" that no call updates meanwhile", " that no other call uses meanwhile"),
-        noun: "growable filter",
-        load: "crate::growable::Inner::load(path)?",
-        from_bytes: "crate::growable::Inner::from_bytes(bytes)?",
-        to_bytes: "f.to_bytes()",
-    },
-    Handle {
-        name: "expanding",
-        query: ("*const bugu_expanding", "expanding_target"),
-        update: ("*mut bugu_expanding", "expanding_target_mut"),
-        sharing: (" that no call updates meanwhile", " that no other call uses meanwhile"),
-        noun: "one-table filter",
-        load: "crate::expanding::Inner::load(path)?",
-        from_bytes: "crate::expanding::Inner::from_bytes(bytes)?",
-        to_bytes: "f.to_bytes()",
-    },
+    Handle { name: "filter", exclusive_updates: false, noun: "filter" },
+    Handle { name: "growable", exclusive_updates: true, noun: "growable filter" },
+    Handle { name: "expanding", exclusive_updates: true, noun: "one-table filter" },
 ];
 
 /// One way of passing a key (or, for batches, `n` keys).
@@ -238,8 +219,7 @@ fn with_safety(statement: &str, promise: &str) -> String {
 
 /// One function: `bugu_{handle}_{operation}{suffix}`.
 fn function(out: &mut String, handle: &Handle, operation: &Operation, key: &KeyKind) {
-    let ((pointer, target), sharing) =
-        if operation.update { (handle.update, handle.sharing.1) } else { (handle.query, handle.sharing.0) };
+    let (pointer, target, sharing) = handle.access(operation.update);
     let (out_param, out_promise) = operation.out.unwrap_or_default();
     let mut safety = format!("`filter` is NULL (refused) or a live handle{sharing}");
     for promise in [key.promise, out_promise].into_iter().filter(|promise| !promise.is_empty()) {
@@ -273,10 +253,11 @@ pub unsafe extern \"C\" fn bugu_{handle_name}_{name}{suffix}({params}) -> bugu_s
     .unwrap();
 }
 
-/// A handle's life cycle: `bugu_{handle}_free`, `_save`, `_load`, `_to_buffer`, `_from_buffer`.
+/// A handle's life cycle and report: `bugu_{handle}_free`, `_save`, `_load`, `_to_buffer`,
+/// `_from_buffer`, `_stats`.
 fn life_cycle(out: &mut String, handle: &Handle) {
-    let Handle { name, noun, load, from_bytes, to_bytes, .. } = handle;
-    let (pointer, target) = handle.query;
+    let Handle { name, noun, .. } = handle;
+    let (pointer, target, sharing) = handle.access(false);
     write!(
         out,
         "
@@ -314,7 +295,7 @@ pub unsafe extern \"C\" fn bugu_{name}_load(path: *const c_char, out: *mut {muta
     guard(|| {{
         // SAFETY: the caller promises NULL or a NUL-terminated path.
         let path = unsafe {{ args::path(path) }}?;
-        crate::{name}::publish({load}, out)
+        publish(Persist::load(path)?, out)
     }})
 }}
 
@@ -335,9 +316,8 @@ pub unsafe extern \"C\" fn bugu_{name}_to_buffer(
     guard(|| {{
         // SAFETY: the caller promises NULL or a live handle.
         let f = unsafe {{ {target}(filter) }}?;
-        let bytes = {to_bytes};
         // SAFETY: the caller's promises on `buffer`, `capacity` and `written`.
-        unsafe {{ write_buffer(&bytes, buffer, capacity, written) }}
+        unsafe {{ to_buffer(f, buffer, capacity, written) }}
     }})
 }}
 
@@ -354,8 +334,18 @@ pub unsafe extern \"C\" fn bugu_{name}_from_buffer(
     guard(|| {{
         // SAFETY: the caller promises `len` readable bytes or NULL with 0.
         let bytes = unsafe {{ args::bytes(buffer, len) }}?;
-        crate::{name}::publish({from_bytes}, out)
+        publish(Persist::from_bytes(bytes)?, out)
     }})
+}}
+
+/// Sizing, occupancy and false-positive rates of the {noun}, in `*stats` (see `bugu_stats`).
+///
+/// # Safety
+/// `filter` is NULL (refused) or a live handle{sharing}; `stats` is NULL (refused) or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern \"C\" fn bugu_{name}_stats(filter: {pointer}, stats: *mut bugu_stats) -> bugu_status {{
+    // SAFETY: the caller promises NULL or a live handle, and NULL or a writable `stats`.
+    guard(|| unsafe {{ write_stats(&{target}(filter)?.summary(), stats) }})
 }}
 ",
         mutable_pointer = format!("*mut bugu_{name}"),

@@ -81,9 +81,11 @@ static int cdn_cache(void) {
   bugu_stats stats;
   if (bugu_growable_stats(seen_once, &stats) != BUGU_OK) return fail("stats");
   printf("cdn cache: %d requests, %llu hits, %llu objects admitted on a second request, "
-         "%llu first requests not cached; seen-once filter: %zu items in %zu levels, %.1f bits/item\n",
+         "%llu first requests not cached; seen-once filter: %zu items in %zu levels, %.1f bits/item, "
+         "false-positive rate under %.2g (target %.2g)\n",
          REQUESTS, (unsigned long long)hits, (unsigned long long)admitted, (unsigned long long)one_hit_skipped,
-         stats.items, stats.levels, stats.bits_per_item);
+         stats.items, stats.levels, stats.bits_per_item, stats.false_positive_rate_bound,
+         stats.target_false_positive_rate);
   bugu_growable_free(seen_once);
   bugu_filter_free(cached);
   return 0;

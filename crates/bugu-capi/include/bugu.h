@@ -45,6 +45,40 @@ typedef struct bugu_filter bugu_filter;
 // A growable cuckoo filter. Opaque.
 typedef struct bugu_growable bugu_growable;
 
+// A filter's sizing, occupancy and false-positive rates: every field means the same for every
+// handle (the Rust library's `bugu::Summary`).
+typedef struct bugu_stats {
+  // Items stored (inserts minus removals).
+  size_t items;
+  // Items the filter is sized for now: a fixed filter's capacity, the sum of a growable
+  // filter's levels', or where a one-table filter's table next splits.
+  size_t capacity;
+  // Buckets, over all levels.
+  size_t buckets;
+  // Slots per bucket.
+  size_t bucket_size;
+  // Fingerprint width in bits (a growable filter: of its newest, widest level).
+  uint32_t fingerprint_bits;
+  // Levels: a growable filter's tables, 1 for the other handles.
+  size_t levels;
+  // Stored entries over slots, over all levels.
+  double load_factor;
+  // Bits of memory per stored item (per one item when empty).
+  double bits_per_item;
+  // The bound on the false-positive rate that holds for the filter as it is: a fixed filter's
+  // at full occupancy, the sum of a growable filter's levels', a one-table filter's from the
+  // entries it holds. Never above `target_false_positive_rate` when there is one.
+  double false_positive_rate_bound;
+  // Bytes of memory the tables take.
+  size_t memory_bytes;
+  // The rate a growable or one-table filter was configured to stay under at every size; 0.0
+  // for a fixed filter, which has no target (its rate is fixed by its size: see
+  // `false_positive_rate_bound`).
+  double target_false_positive_rate;
+  // The rate expected at the current load: at most `false_positive_rate_bound`.
+  double expected_false_positive_rate;
+} bugu_stats;
+
 // A one-table filter's configuration. Start from `bugu_expanding_config_default()` and change
 // what you need.
 typedef struct bugu_expanding_config {
@@ -58,30 +92,6 @@ typedef struct bugu_expanding_config {
   // The hash seed: filters answer alike only with the same seed.
   uint64_t seed;
 } bugu_expanding_config;
-
-// A filter's sizing and occupancy.
-typedef struct bugu_stats {
-  // Stored fingerprints.
-  size_t items;
-  // Items the filter was sized for (a growable filter: the sum of its levels').
-  size_t capacity;
-  // Buckets (a growable filter: of all levels).
-  size_t buckets;
-  // Slots per bucket.
-  size_t bucket_size;
-  // Fingerprint width in bits (a growable filter: of its newest level).
-  uint32_t fingerprint_bits;
-  // Levels: 1 for a fixed filter.
-  size_t levels;
-  // Stored fingerprints over slots.
-  double load_factor;
-  // Bits of table per stored item.
-  double bits_per_item;
-  // The bound on the false-positive rate.
-  double false_positive_rate;
-  // Bytes of memory the tables take.
-  size_t memory_bytes;
-} bugu_stats;
 
 // A filter's configuration. Start from `bugu_config_default()` and change what you need.
 typedef struct bugu_config {
@@ -484,6 +494,12 @@ enum bugu_status bugu_filter_to_buffer(const struct bugu_filter *filter,
 // `buffer` holds `len` readable bytes or is NULL with 0; `out` is NULL (refused) or writable.
 enum bugu_status bugu_filter_from_buffer(const void *buffer, size_t len, struct bugu_filter **out);
 
+// Sizing, occupancy and false-positive rates of the filter, in `*stats` (see `bugu_stats`).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle; `stats` is NULL (refused) or writable.
+enum bugu_status bugu_filter_stats(const struct bugu_filter *filter, struct bugu_stats *stats);
+
 // Stores one copy of the key. `BUGU_FULL` or `BUGU_COPY_LIMIT` when there is no room (nothing changed). The key: the `len` bytes at `key` (NULL allowed when `len` is 0).
 //
 // # Safety
@@ -830,6 +846,13 @@ enum bugu_status bugu_growable_to_buffer(const struct bugu_growable *filter,
 enum bugu_status bugu_growable_from_buffer(const void *buffer,
                                            size_t len,
                                            struct bugu_growable **out);
+
+// Sizing, occupancy and false-positive rates of the growable filter, in `*stats` (see `bugu_stats`).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no call updates meanwhile; `stats` is NULL (refused) or writable.
+enum bugu_status bugu_growable_stats(const struct bugu_growable *filter,
+                                     struct bugu_stats *stats);
 
 // Stores one copy of the key. `BUGU_FULL` or `BUGU_COPY_LIMIT` when there is no room (nothing changed). The key: the `len` bytes at `key` (NULL allowed when `len` is 0).
 //
@@ -1178,6 +1201,13 @@ enum bugu_status bugu_expanding_from_buffer(const void *buffer,
                                             size_t len,
                                             struct bugu_expanding **out);
 
+// Sizing, occupancy and false-positive rates of the one-table filter, in `*stats` (see `bugu_stats`).
+//
+// # Safety
+// `filter` is NULL (refused) or a live handle that no call updates meanwhile; `stats` is NULL (refused) or writable.
+enum bugu_status bugu_expanding_stats(const struct bugu_expanding *filter,
+                                      struct bugu_stats *stats);
+
 // The default configuration, starting at `initial_capacity` items.
 struct bugu_expanding_config bugu_expanding_config_default(size_t initial_capacity);
 
@@ -1198,14 +1228,6 @@ enum bugu_status bugu_expanding_new(size_t initial_capacity,
 enum bugu_status bugu_expanding_new_with(const struct bugu_expanding_config *config,
                                          struct bugu_expanding **out);
 
-// Occupancy and sizing, in `*stats`: `capacity` is where the table next splits,
-// `false_positive_rate` the bound it holds now (under the target at every size).
-//
-// # Safety
-// `filter` is NULL (refused) or live; `stats` is NULL (refused) or writable.
-enum bugu_status bugu_expanding_stats(const struct bugu_expanding *filter,
-                                      struct bugu_stats *stats);
-
 // The default configuration, for `capacity` items.
 struct bugu_config bugu_config_default(size_t capacity);
 
@@ -1220,12 +1242,6 @@ enum bugu_status bugu_filter_new(size_t capacity, double fpr, struct bugu_filter
 // # Safety
 // `config` is NULL (refused) or readable; `out` is NULL (refused) or writable.
 enum bugu_status bugu_filter_new_with(const struct bugu_config *config, struct bugu_filter **out);
-
-// Occupancy and sizing, in `*stats`.
-//
-// # Safety
-// `filter` is NULL (refused) or live; `stats` is NULL (refused) or writable.
-enum bugu_status bugu_filter_stats(const struct bugu_filter *filter, struct bugu_stats *stats);
 
 // Calls `callback` for every bucket of a copy of the table taken at one moment; a non-zero return
 // stops the walk.
@@ -1253,12 +1269,6 @@ enum bugu_status bugu_growable_new(size_t initial_capacity, double fpr, struct b
 // `config` is NULL (refused) or readable; `out` is NULL (refused) or writable.
 enum bugu_status bugu_growable_new_with(const struct bugu_growable_config *config,
                                         struct bugu_growable **out);
-
-// Occupancy and sizing over all levels, in `*stats`.
-//
-// # Safety
-// `filter` is NULL (refused) or live; `stats` is NULL (refused) or writable.
-enum bugu_status bugu_growable_stats(const struct bugu_growable *filter, struct bugu_stats *stats);
 
 // Calls `callback` for every bucket of every level; a non-zero return stops the walk.
 //

@@ -87,7 +87,7 @@ static inline void cf_stats(const cuckoo_filter_t *cf) {
   printf("cuckoo filter: %zu items, capacity %zu, %zu buckets x %zu slots of %u bits\n", s.items, s.capacity,
          s.buckets, s.bucket_size, (unsigned)s.fingerprint_bits);
   printf("  load %.2f%%, %.2f bits/item, false-positive rate <= %.6f, %zu bytes\n", s.load_factor * 100.0,
-         s.bits_per_item, s.false_positive_rate, s.memory_bytes);
+         s.bits_per_item, s.false_positive_rate_bound, s.memory_bytes);
 }
 
 #ifdef __cplusplus

@@ -5,9 +5,8 @@
 
 use bugu::ExpandingFilter;
 
-use crate::args;
-use crate::stats::bugu_stats;
-use crate::status::{Failure, bugu_status, guard, invalid};
+use crate::handle::{handle, publish};
+use crate::status::{bugu_status, guard, invalid};
 
 /// The filter type behind the handle.
 pub(crate) type Inner = ExpandingFilter;
@@ -18,28 +17,7 @@ pub struct bugu_expanding {
     inner: Inner,
 }
 
-/// # Safety
-/// `filter` is NULL or a live handle from this library.
-pub(crate) unsafe fn target<'a>(filter: *const bugu_expanding) -> Result<&'a Inner, Failure> {
-    // SAFETY: the caller promises NULL or a live handle.
-    unsafe { filter.as_ref() }.map(|f| &f.inner).ok_or_else(|| invalid("the filter handle is NULL"))
-}
-
-/// # Safety
-/// `filter` is NULL or a live handle that no other call uses at the moment.
-pub(crate) unsafe fn target_mut<'a>(filter: *mut bugu_expanding) -> Result<&'a mut Inner, Failure> {
-    // SAFETY: the caller promises NULL or a live handle used by no one else now.
-    unsafe { filter.as_mut() }.map(|f| &mut f.inner).ok_or_else(|| invalid("the filter handle is NULL"))
-}
-
-pub(crate) fn publish(inner: Inner, out: *mut *mut bugu_expanding) -> Result<(), Failure> {
-    if out.is_null() {
-        return Err(invalid("the out-parameter for the new filter is NULL"));
-    }
-    // SAFETY: non-NULL, and the caller promises it is writable.
-    unsafe { out.write(Box::into_raw(Box::new(bugu_expanding { inner }))) };
-    Ok(())
-}
+handle!(bugu_expanding => Inner);
 
 /// A one-table filter's configuration. Start from `bugu_expanding_config_default()` and change
 /// what you need.
@@ -106,36 +84,5 @@ pub unsafe extern "C" fn bugu_expanding_new_with(
             .seed(config.seed)
             .build()?;
         publish(filter, out)
-    })
-}
-
-/// Occupancy and sizing, in `*stats`: `capacity` is where the table next splits,
-/// `false_positive_rate` the bound it holds now (under the target at every size).
-///
-/// # Safety
-/// `filter` is NULL (refused) or live; `stats` is NULL (refused) or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn bugu_expanding_stats(
-    filter: *const bugu_expanding,
-    stats: *mut bugu_stats,
-) -> bugu_status {
-    guard(|| {
-        // SAFETY: the caller promises NULL or a live handle.
-        let f = unsafe { target(filter) }?;
-        let figures = f.stats();
-        let value = bugu_stats {
-            items: figures.len,
-            capacity: f.capacity(),
-            buckets: figures.buckets,
-            bucket_size: figures.bucket_size,
-            fingerprint_bits: figures.fingerprint_bits,
-            levels: 1,
-            load_factor: figures.load_factor,
-            bits_per_item: figures.bits_per_item,
-            false_positive_rate: figures.rate_bound,
-            memory_bytes: figures.memory_bytes,
-        };
-        // SAFETY: the caller promises NULL or writable.
-        unsafe { args::write(stats, value, "the out-parameter `stats`") }
     })
 }

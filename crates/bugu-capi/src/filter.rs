@@ -5,15 +5,17 @@ use std::ffi::c_void;
 
 use bugu::{ConcurrentFilter, CuckooFilter};
 
-use crate::args;
-use crate::stats::{bugu_bucket_callback, bugu_stats, dump};
-use crate::status::{Failure, bugu_status, guard, invalid};
+use crate::handle::{handle, publish, target};
+use crate::stats::{bugu_bucket_callback, dump};
+use crate::status::{bugu_status, guard, invalid};
 
 /// A fixed-size cuckoo filter, safe to share between threads. Opaque.
 #[allow(non_camel_case_types)]
 pub struct bugu_filter {
     inner: ConcurrentFilter,
 }
+
+handle!(bugu_filter => ConcurrentFilter);
 
 /// A filter's configuration. Start from `bugu_config_default()` and change what you need.
 #[allow(non_camel_case_types)]
@@ -49,27 +51,6 @@ pub extern "C" fn bugu_config_default(capacity: usize) -> bugu_config {
         eviction_limit: bugu::DEFAULT_EVICTION_LIMIT as u32,
         semi_sorted: false,
     }
-}
-
-/// The handle's filter; NULL is refused.
-///
-/// # Safety
-/// `filter` is NULL or a live handle from this library.
-pub(crate) unsafe fn target<'a>(filter: *const bugu_filter) -> Result<&'a ConcurrentFilter, Failure> {
-    // SAFETY: the caller promises NULL or a live handle.
-    unsafe { filter.as_ref() }.map(|f| &f.inner).ok_or_else(|| invalid("the filter handle is NULL"))
-}
-
-pub(crate) fn publish(inner: ConcurrentFilter, out: *mut *mut bugu_filter) -> Result<(), Failure> {
-    let handle = Box::into_raw(Box::new(bugu_filter { inner }));
-    if out.is_null() {
-        // SAFETY: `handle` was just made by Box::into_raw and was given to no one.
-        drop(unsafe { Box::from_raw(handle) });
-        return Err(invalid("the out-parameter for the new filter is NULL"));
-    }
-    // SAFETY: non-NULL, and the caller promises it is writable.
-    unsafe { out.write(handle) };
-    Ok(())
 }
 
 /// A new filter for `capacity` items at false-positive rate `fpr` (in (0, 1)), in `*out`.
@@ -113,35 +94,6 @@ pub unsafe extern "C" fn bugu_filter_new_with(
             _ => return Err(invalid("set either false_positive_rate or fingerprint_bits, not both")),
         }
         publish(builder.build_concurrent()?, out)
-    })
-}
-
-/// Occupancy and sizing, in `*stats`.
-///
-/// # Safety
-/// `filter` is NULL (refused) or live; `stats` is NULL (refused) or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn bugu_filter_stats(
-    filter: *const bugu_filter,
-    stats: *mut bugu_stats,
-) -> bugu_status {
-    guard(|| {
-        // SAFETY: the caller promises NULL or a live handle.
-        let f = unsafe { target(filter) }?;
-        let value = bugu_stats {
-            items: f.len(),
-            capacity: f.capacity(),
-            buckets: f.bucket_count(),
-            bucket_size: f.bucket_size(),
-            fingerprint_bits: f.fingerprint_bits(),
-            levels: 1,
-            load_factor: f.load_factor(),
-            bits_per_item: f.bits_per_item(),
-            false_positive_rate: f.false_positive_rate(),
-            memory_bytes: f.memory_bytes(),
-        };
-        // SAFETY: the caller promises NULL or writable.
-        unsafe { args::write(stats, value, "the out-parameter `stats`") }
     })
 }
 

@@ -6,9 +6,9 @@ use std::ffi::c_void;
 
 use bugu::{GrowableFilter, Tightening};
 
-use crate::args;
-use crate::stats::{bugu_bucket_callback, bugu_stats, dump};
-use crate::status::{Failure, bugu_status, guard, invalid};
+use crate::handle::{handle, publish, target};
+use crate::stats::{bugu_bucket_callback, dump};
+use crate::status::{bugu_status, guard, invalid};
 
 /// The growable filter type behind the handle.
 pub(crate) type Inner = GrowableFilter;
@@ -19,28 +19,7 @@ pub struct bugu_growable {
     inner: Inner,
 }
 
-/// # Safety
-/// `filter` is NULL or a live handle from this library.
-pub(crate) unsafe fn target<'a>(filter: *const bugu_growable) -> Result<&'a Inner, Failure> {
-    // SAFETY: the caller promises NULL or a live handle.
-    unsafe { filter.as_ref() }.map(|f| &f.inner).ok_or_else(|| invalid("the filter handle is NULL"))
-}
-
-/// # Safety
-/// `filter` is NULL or a live handle that no other call uses at the moment.
-pub(crate) unsafe fn target_mut<'a>(filter: *mut bugu_growable) -> Result<&'a mut Inner, Failure> {
-    // SAFETY: the caller promises NULL or a live handle used by no one else now.
-    unsafe { filter.as_mut() }.map(|f| &mut f.inner).ok_or_else(|| invalid("the filter handle is NULL"))
-}
-
-pub(crate) fn publish(inner: Inner, out: *mut *mut bugu_growable) -> Result<(), Failure> {
-    if out.is_null() {
-        return Err(invalid("the out-parameter for the new filter is NULL"));
-    }
-    // SAFETY: non-NULL, and the caller promises it is writable.
-    unsafe { out.write(Box::into_raw(Box::new(bugu_growable { inner }))) };
-    Ok(())
-}
+handle!(bugu_growable => Inner);
 
 /// `bugu_growable_config.tightening`: each level takes a fixed share (`1 - tightening_ratio`) of
 /// the false-positive budget left.
@@ -152,37 +131,6 @@ pub unsafe extern "C" fn bugu_growable_new_with(
             builder = builder.max_levels(config.max_levels);
         }
         publish(builder.build()?, out)
-    })
-}
-
-/// Occupancy and sizing over all levels, in `*stats`.
-///
-/// # Safety
-/// `filter` is NULL (refused) or live; `stats` is NULL (refused) or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn bugu_growable_stats(
-    filter: *const bugu_growable,
-    stats: *mut bugu_stats,
-) -> bugu_status {
-    guard(|| {
-        // SAFETY: the caller promises NULL or a live handle.
-        let f = unsafe { target(filter) }?;
-        let levels = f.levels();
-        let slots: usize = levels.iter().map(|l| l.bucket_count() * l.bucket_size()).sum();
-        let value = bugu_stats {
-            items: f.len(),
-            capacity: f.capacity(),
-            buckets: levels.iter().map(|l| l.bucket_count()).sum(),
-            bucket_size: f.bucket_size(),
-            fingerprint_bits: levels.last().map_or(0, |l| l.fingerprint_bits()),
-            levels: f.level_count(),
-            load_factor: f.len() as f64 / slots.max(1) as f64,
-            bits_per_item: f.bits_per_item(),
-            false_positive_rate: f.false_positive_rate(),
-            memory_bytes: f.memory_bytes(),
-        };
-        // SAFETY: the caller promises NULL or writable.
-        unsafe { args::write(stats, value, "the out-parameter `stats`") }
     })
 }
 

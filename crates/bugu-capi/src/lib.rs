@@ -14,6 +14,7 @@ mod batch;
 mod expanding;
 mod filter;
 mod growable;
+mod handle;
 mod keys;
 mod ops;
 mod stats;

@@ -50,7 +50,11 @@ static void test_keys(void) {
   bugu_stats stats;
   CHECK(bugu_filter_stats(f, &stats) == BUGU_OK);
   CHECK(stats.items == 3 && stats.capacity == 1000 && stats.levels == 1 && stats.bucket_size == 4);
-  CHECK(stats.false_positive_rate <= 0.001 && stats.load_factor > 0.0 && stats.buckets > 0);
+  CHECK(stats.false_positive_rate_bound <= 0.001 && stats.load_factor > 0.0 && stats.buckets > 0);
+  /* A fixed filter has no target; the rate expected at its load is under the bound. */
+  CHECK(stats.target_false_positive_rate == 0.0);
+  CHECK(stats.expected_false_positive_rate > 0.0 &&
+        stats.expected_false_positive_rate <= stats.false_positive_rate_bound);
   size_t slots = 0;
   CHECK(bugu_filter_dump_buckets(f, count_slots, &slots) == BUGU_OK && slots == 3);
   int calls = 0;
@@ -173,7 +177,9 @@ static void test_growable(void) {
   for (uint64_t i = 0; i < 10000; i++) CHECK(bugu_growable_insert_u64(g, i) == BUGU_OK);
   bugu_stats stats;
   CHECK(bugu_growable_stats(g, &stats) == BUGU_OK);
-  CHECK(stats.items == 10000 && stats.levels > 1 && stats.false_positive_rate < 0.001);
+  CHECK(stats.items == 10000 && stats.levels > 1 && stats.target_false_positive_rate == 0.001);
+  CHECK(stats.false_positive_rate_bound < stats.target_false_positive_rate);
+  CHECK(stats.expected_false_positive_rate <= stats.false_positive_rate_bound);
   for (uint64_t i = 0; i < 10000; i++) {
     bool found = false;
     CHECK(bugu_growable_contains_u64(g, i, &found) == BUGU_OK && found);

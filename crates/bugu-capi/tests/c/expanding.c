@@ -53,7 +53,9 @@ int main(int argc, char **argv) {
   bugu_stats stats = stats_of(e);
   CHECK(stats.items == 100001 && stats.levels == 1 && stats.bucket_size == 4);
   CHECK(stats.capacity >= stats.items && stats.load_factor > 0.5 && stats.load_factor < 1.0);
-  CHECK(stats.false_positive_rate > 0.0 && stats.false_positive_rate <= 0.001);
+  CHECK(stats.false_positive_rate_bound > 0.0 && stats.false_positive_rate_bound <= 0.001);
+  CHECK(stats.target_false_positive_rate == 0.001);
+  CHECK(stats.expected_false_positive_rate <= stats.false_positive_rate_bound);
   for (uint64_t key = 0; key < 100000; key++) CHECK(holds(e, key));
   size_t false_positives = 0;
   for (uint64_t key = 1000000000; key < 1000100000; key++) false_positives += holds(e, key);

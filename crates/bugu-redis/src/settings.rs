@@ -1,5 +1,5 @@
 //! What a `CF.RESERVE` asks for, and the bugu settings it stands for. The settings only describe
-//! a filter: the value module builds one from them (`KeyFilter::new`), so that this module needs
+//! a filter: the value module builds one from them (`key_filter::build`), so that this module needs
 //! nothing of the filters themselves.
 //!
 //! RedisBloom's options keep their names, ranges and defaults; their values map onto bugu's

@@ -16,6 +16,8 @@
 
 use std::io::{self, Write};
 
+use bugu::Persist;
+
 use super::header::{Header, MAX_BODY_BYTES, MAX_STAMP, STAMP_BITS};
 use super::{CfValue, Ready, Restoring};
 use crate::error::CfError;

@@ -1,9 +1,9 @@
-//! The value stored under a key: a bugu growable filter ([`KeyFilter`]: a chain, or one table)
+//! The value stored under a key: a bugu growable filter (an [`AnyFilter`]: a chain, or one table)
 //! with what RedisBloom's commands report about it, or a filter being restored chunk by chunk
 //! through `CF.LOADCHUNK`.
 //!
 //! Nothing here touches Redis, so every path is tested here without a server:
-//! - `key_filter`: the two kinds of filter, behind the operations the commands use;
+//! - `key_filter`: a filter built from the module's settings, and its settings recovered;
 //! - `header`: the header a saved value and a dump share, and the range of a dump's stamp;
 //! - `saved`: the saved form (RDB, `DUMP`, digests);
 //! - `dump`: `CF.SCANDUMP`'s chunks, `CF.LOADCHUNK`'s restore and the AOF rewrite's chunks.
@@ -15,7 +15,8 @@
 
 use std::hash::{BuildHasher, RandomState};
 
-use bugu::InsertError;
+use bugu::persist::{FilterKind, PersistError};
+use bugu::{AnyFilter, Filter, FilterMut, InsertError, Persist};
 
 use crate::alloc::block_size;
 use crate::error::CfError;
@@ -27,9 +28,14 @@ mod key_filter;
 pub(crate) mod saved;
 
 use header::Header;
-use key_filter::KeyFilter;
 
 /// The value under a key.
+#[expect(
+    clippy::large_enum_variant,
+    reason = "bugu's AnyFilter holds a fixed filter's fields inline (a kind no key holds); \
+              Redis keeps the value in a block of its own, and a boxed filter would add a \
+              second block to every key"
+)]
 pub(crate) enum CfValue {
     Ready(Ready),
     Restoring(Restoring),
@@ -37,7 +43,7 @@ pub(crate) enum CfValue {
 
 /// A filter that answers commands.
 pub(crate) struct Ready {
-    filter: KeyFilter,
+    filter: AnyFilter,
     settings: Settings,
     deleted: u64,
     /// Counts the writes to the filter, from a random start: a `CF.SCANDUMP` names the count it
@@ -70,7 +76,7 @@ pub(crate) struct Info {
 impl CfValue {
     /// An empty filter with these settings.
     pub(crate) fn reserve(settings: Settings) -> Result<Self, CfError> {
-        let filter = KeyFilter::new(&settings)?;
+        let filter = key_filter::build(&settings)?;
         Ok(Self::Ready(Ready::new(filter, settings, 0)))
     }
 
@@ -109,10 +115,20 @@ impl CfValue {
 impl Restoring {
     /// The filter, from all of its bytes; `None` if they are not a valid filter for the header.
     fn finish(header: &Header, body: &[u8]) -> Option<Ready> {
-        let filter = KeyFilter::from_bytes(body).ok()?;
+        let filter = filter_from_bytes(body).ok()?;
         let Header { max_iterations, expansion, deleted, .. } = *header;
-        let settings = filter.settings(max_iterations, expansion)?;
+        let settings = key_filter::settings(&filter, max_iterations, expansion)?;
         Some(Ready::new(filter, settings, deleted))
+    }
+}
+
+/// A key's filter from bugu's bytes: a growing filter of either kind. A fixed filter's bytes are
+/// refused by their header, unread: no command could have made one, and its settings (a bucket
+/// count rather than a capacity to grow from) are none the module keeps.
+fn filter_from_bytes(bytes: &[u8]) -> Result<AnyFilter, PersistError> {
+    match FilterKind::detect(bytes)? {
+        FilterKind::Growable | FilterKind::Expanding => AnyFilter::from_bytes(bytes),
+        found => Err(PersistError::WrongKind { expected: FilterKind::Growable, found }),
     }
 }
 
@@ -135,7 +151,7 @@ impl Ready {
     /// A filter as it starts in this process: its write count starts anywhere, so that a dump
     /// begun on another value that held this key (before a `DEL`, a `RESTORE`, a restart) is not
     /// taken for a dump of this one.
-    fn new(filter: KeyFilter, settings: Settings, deleted: u64) -> Self {
+    fn new(filter: AnyFilter, settings: Settings, deleted: u64) -> Self {
         Self { filter, settings, deleted, writes: random_start() }
     }
 
@@ -151,12 +167,12 @@ impl Ready {
 
     /// Adds one copy of an item.
     pub(crate) fn add(&mut self, item: &[u8]) -> Result<(), CfError> {
-        self.filter.add(item).map_err(|error| self.insert_error(error))
+        self.filter.insert_bytes(item).map_err(|error| self.insert_error(error))
     }
 
     /// Adds an item unless it may be present already; `true` if it was added.
     pub(crate) fn add_unique(&mut self, item: &[u8]) -> Result<bool, CfError> {
-        self.filter.add_unique(item).map_err(|error| self.insert_error(error))
+        self.filter.insert_unique_bytes(item).map_err(|error| self.insert_error(error))
     }
 
     fn insert_error(&self, error: InsertError) -> CfError {
@@ -170,44 +186,43 @@ impl Ready {
 
     /// Whether an item may be present.
     pub(crate) fn contains(&self, item: &[u8]) -> bool {
-        self.filter.contains(item)
+        self.filter.contains_bytes(item)
     }
 
     /// How many copies of an item may be present (an upper bound).
     pub(crate) fn count(&self, item: &[u8]) -> usize {
-        self.filter.count(item)
+        self.filter.count_bytes(item)
     }
 
     /// Removes one copy of an item; `false` if none was removed (absent, or, in a chain, present
     /// in several levels, where removing could take another item's copy).
     pub(crate) fn delete(&mut self, item: &[u8]) -> bool {
-        let removed = self.filter.remove(item);
+        let removed = self.filter.remove_bytes(item);
         self.deleted += u64::from(removed);
         removed
     }
 
-    /// Bytes of memory the value holds, as the allocator counts them: [`filter_bytes`], and the
-    /// working buffers of a chain's inserts (a dump keeps no copy: its chunks are cut from the
-    /// filter as they are asked for).
-    ///
-    /// [`filter_bytes`]: Self::filter_bytes
+    /// Bytes of memory the value holds, as the allocator counts them: the boxed value and every
+    /// heap block of the filter, the working buffers of a chain's inserts included (a dump keeps
+    /// no copy: its chunks are cut from the filter as they are asked for).
     fn memory_usage(&self) -> usize {
-        self.filter_bytes() + self.filter.scratch_bytes()
+        let blocks: usize = self.filter.heap_blocks().into_iter().map(block_size).sum();
+        block_size(std::mem::size_of::<CfValue>()) + blocks
     }
 
-    /// Bytes of memory the filter itself holds, as the allocator counts them: the boxed value and
-    /// the filter's blocks. What `CF.INFO` reports as `Size`: it leaves out the working buffers,
-    /// which a saved and restored copy does not have until it needs them, so that identical
-    /// filters report the same size.
+    /// What `CF.INFO` reports as `Size`: [`memory_usage`](Self::memory_usage) without the
+    /// working buffers, which a saved and restored copy does not have until it needs them, so
+    /// that identical filters report the same size.
     fn filter_bytes(&self) -> usize {
-        block_size(std::mem::size_of::<CfValue>()) + self.filter.allocated_bytes()
+        self.memory_usage() - key_filter::scratch_bytes(&self.filter)
     }
 
     pub(crate) fn info(&self) -> Info {
+        let summary = self.filter.summary();
         Info {
             size: self.filter_bytes() as u64,
-            buckets: self.filter.buckets() as u64,
-            filters: self.filter.filters() as u64,
+            buckets: summary.buckets as u64,
+            filters: summary.levels as u64,
             inserted: self.filter.len() as u64,
             deleted: self.deleted,
             bucket_size: self.settings.bucket_size,

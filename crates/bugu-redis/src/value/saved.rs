@@ -18,6 +18,7 @@
 //! is the header and the bytes without the trailer; it cannot tell a restore in progress from a
 //! cut payload, so only a complete filter is read from it.
 
+use bugu::Persist;
 use xxhash_rust::xxh3::xxh3_64;
 
 use super::header::{HEADER_BYTES, Header, valid_stamp};

@@ -129,17 +129,18 @@ fn a_built_filter_gives_its_settings_back() {
             .with_error_rate(0.0001)
             .unwrap(),
     ] {
-        let filter = KeyFilter::new(&settings).unwrap();
-        assert_eq!(filter.settings(settings.max_iterations, settings.expansion), Some(settings));
+        let filter = key_filter::build(&settings).unwrap();
+        let recovered = |max_iterations| key_filter::settings(&filter, max_iterations, settings.expansion);
+        assert_eq!(recovered(settings.max_iterations), Some(settings));
         // Options that did not build this filter are refused.
-        assert_eq!(filter.settings(settings.max_iterations + 1, settings.expansion), None);
+        assert_eq!(recovered(settings.max_iterations + 1), None);
     }
 }
 
 #[test]
 fn unreachable_rates_are_refused() {
     let settings = Settings::default().with_error_rate(1e-15).unwrap();
-    assert_eq!(KeyFilter::new(&settings).unwrap_err(), SettingsError::ErrorRate);
+    assert_eq!(key_filter::build(&settings).unwrap_err(), SettingsError::ErrorRate);
 }
 
 #[test]

@@ -85,6 +85,31 @@ fn an_earlier_builds_filter_loads() {
 }
 
 #[test]
+fn a_fixed_filter_never_loads() {
+    let mut fixed = bugu::CuckooFilter::new(1_000).unwrap();
+    fixed.insert_bytes(b"a").unwrap();
+    let body = fixed.to_bytes();
+    let refused = |bytes: &[u8]| {
+        matches!(
+            filter_from_bytes(bytes),
+            Err(PersistError::WrongKind { expected: FilterKind::Growable, found: FilterKind::Cuckoo })
+        )
+    };
+    assert!(refused(&body));
+    // Refused by its header, before its bytes are checked.
+    let mut corrupt = body.clone();
+    *corrupt.last_mut().unwrap() ^= 1;
+    assert!(refused(&corrupt));
+    // Nor does it load as a saved value, with a header that fits it.
+    let header = Header { expansion: 2, max_iterations: 20, deleted: 0, body_len: body.len() as u64 };
+    let saved = forged(&[&header.encode()[..], &body].concat(), 0, 0);
+    assert!(!loads(&saved, Encoding::Checked));
+    // Whereas the same items in a growing filter do.
+    let grown = AnyFilter::from(bugu::GrowableFilter::new(1_000).unwrap());
+    assert!(filter_from_bytes(&grown.to_bytes()).is_ok());
+}
+
+#[test]
 fn encoding_versions() {
     assert_eq!(Encoding::of_version(0), Some(Encoding::Legacy));
     assert_eq!(Encoding::of_version(Encoding::CURRENT), Some(Encoding::Checked));

@@ -6,6 +6,7 @@
 use std::io::{BufWriter, IsTerminal, Write};
 use std::path::Path;
 
+use bugu::Filter;
 use serde_json::json;
 
 use crate::error::{Failure, Status};
@@ -31,7 +32,7 @@ pub(crate) fn check(
     output: Output,
 ) -> Result<Status, Failure> {
     let mapped = Mapped::open(path)?;
-    let filter = mapped.query(path)?;
+    let filter = mapped.view(path)?;
     // The summary line goes with the bar, to a person at a terminal: a pipe gets the items alone.
     let terminal = std::io::stderr().is_terminal();
     let mut progress = Progress::start(source, !output.quiet);

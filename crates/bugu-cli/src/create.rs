@@ -3,11 +3,11 @@
 use std::path::Path;
 
 use bugu::hash::HashFunction;
-use bugu::{CuckooFilter, ExpandingFilter, GrowableFilter};
+use bugu::{AnyFilter, CuckooFilter, ExpandingFilter, GrowableFilter};
 use clap::Args;
 
 use crate::error::{Failure, Status};
-use crate::files::Owned;
+use crate::files;
 
 /// How a new filter is configured.
 #[derive(Debug, Clone, Args)]
@@ -57,7 +57,7 @@ const DEFAULT_FPR: f64 = 0.001;
 
 impl FilterOptions {
     /// An empty filter for `capacity` items (the first level's capacity if growable).
-    pub(crate) fn build(&self, capacity: usize) -> Result<Owned, Failure> {
+    pub(crate) fn build(&self, capacity: usize) -> Result<AnyFilter, Failure> {
         if self.one_table {
             return self.build_one_table(capacity);
         }
@@ -76,7 +76,7 @@ impl FilterOptions {
             if let Some(max) = self.max_capacity {
                 builder = builder.max_capacity(max);
             }
-            builder.build().map(Owned::Growable).map_err(|error| Failure::message(error.to_string()))
+            builder.build().map(AnyFilter::from).map_err(|error| Failure::message(error.to_string()))
         } else {
             let builder = CuckooFilter::builder()
                 .capacity(capacity)
@@ -87,12 +87,12 @@ impl FilterOptions {
                 Some(bits) => builder.fingerprint_bits(bits),
                 None => builder.false_positive_rate(self.fpr.unwrap_or(DEFAULT_FPR)),
             };
-            builder.build().map(Owned::Fixed).map_err(|error| Failure::message(error.to_string()))
+            builder.build().map(AnyFilter::from).map_err(|error| Failure::message(error.to_string()))
         }
     }
 
     /// An empty growable filter in one table for `capacity` items at first.
-    fn build_one_table(&self, capacity: usize) -> Result<Owned, Failure> {
+    fn build_one_table(&self, capacity: usize) -> Result<AnyFilter, Failure> {
         // Its buckets, fingerprint widths and hash are fixed by design: refuse settings it would ignore.
         if self.bits.is_some() {
             return Err(Failure::message("--bits does not apply to --one-table (its widths follow --fpr)"));
@@ -117,10 +117,7 @@ impl FilterOptions {
         if let Some(max) = self.max_capacity {
             builder = builder.max_items(max as u64);
         }
-        builder
-            .build()
-            .map(|filter| Owned::Expanding(Box::new(filter)))
-            .map_err(|error| Failure::message(error.to_string()))
+        builder.build().map(AnyFilter::from).map_err(|error| Failure::message(error.to_string()))
     }
 
     /// Refuses to replace an existing file without `--force`.
@@ -135,6 +132,6 @@ impl FilterOptions {
 /// Creates an empty filter file.
 pub(crate) fn create(path: &Path, capacity: usize, options: &FilterOptions) -> Result<Status, Failure> {
     options.check_target(path)?;
-    options.build(capacity)?.save(path)?;
+    files::save(&options.build(capacity)?, path)?;
     Ok(Status::All)
 }

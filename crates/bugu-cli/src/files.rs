@@ -5,7 +5,7 @@
 //!
 //! A change is a read, a change in memory and a save, so two commands changing one file at once
 //! would each save their own change and lose the other's. Commands that change a file hold an
-//! advisory lock on it for the whole time ([`Owned::load_locked`]). The lock is on the filter
+//! advisory lock on it for the whole time ([`load_locked`]). The lock is on the filter
 //! file itself rather than on a separate `FILE.lock`: a lock file would be left behind in the
 //! user's directory, need write permission there, and two paths to one file through a symbolic
 //! link would name two different lock files. The catch is that a save renames a new file over
@@ -13,39 +13,14 @@
 //! filter: after locking, it checks that the name still leads to the file it locked, and
 //! otherwise locks the new one. Queries need no lock: a save replaces the file whole.
 
-use bugu::Persist;
 use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
-use bugu::persist::FilterKind;
-use bugu::{
-    CuckooFilter, CuckooView, ExpandingFilter, ExpandingView, Filter, FilterMut, GrowableFilter, InsertError,
-    PersistError,
-};
+use bugu::{AnyFilter, AnyView, Persist, PersistError};
 use memmap2::Mmap;
 
 use crate::error::Failure;
-
-/// A filter held in memory, to change and save.
-pub(crate) enum Owned {
-    Fixed(CuckooFilter),
-    /// A chain of tables.
-    Growable(GrowableFilter),
-    /// One table that grows (boxed: its table's directory makes it far larger than the others).
-    Expanding(Box<ExpandingFilter>),
-}
-
-/// Runs the same code on whichever filter an enum holds.
-macro_rules! on_filter {
-    ($value:expr, $filter:ident => $body:expr) => {
-        match $value {
-            Owned::Fixed($filter) => $body,
-            Owned::Growable($filter) => $body,
-            Owned::Expanding($filter) => $body,
-        }
-    };
-}
 
 /// The advisory lock of a filter file being changed, released when dropped.
 pub(crate) struct Lock {
@@ -106,91 +81,34 @@ fn open_file(path: &Path) -> Result<File, Failure> {
     Ok(file)
 }
 
-impl Owned {
-    /// Reads and checks a filter file.
-    pub(crate) fn load(path: &Path) -> Result<Self, Failure> {
-        Self::read(path, open_file(path)?)
-    }
+/// Reads and checks a filter file.
+pub(crate) fn load(path: &Path) -> Result<AnyFilter, Failure> {
+    read(path, open_file(path)?)
+}
 
-    /// Takes the file's lock (waiting for it, and saying so if `announce`), then reads and
-    /// checks the filter: the caller changes it and saves it while holding the lock.
-    pub(crate) fn load_locked(path: &Path, announce: bool) -> Result<(Self, Lock), Failure> {
-        let lock = Lock::take(path, announce)?;
-        let filter = Self::read(path, &lock.file)?;
-        Ok((filter, lock))
-    }
+/// Takes the file's lock (waiting for it, and saying so if `announce`), then reads and checks
+/// the filter: the caller changes it and saves it while holding the lock.
+pub(crate) fn load_locked(path: &Path, announce: bool) -> Result<(AnyFilter, Lock), Failure> {
+    let lock = Lock::take(path, announce)?;
+    let filter = read(path, &lock.file)?;
+    Ok((filter, lock))
+}
 
-    /// Reads and checks the filter in an open file.
-    fn read(path: &Path, mut file: impl Read) -> Result<Self, Failure> {
-        let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes).map_err(|error| Failure::io(path, &error))?;
-        Self::from_bytes(&bytes).map_err(|error| persist_failure(path, bytes.len(), &error))
-    }
+/// Reads and checks the filter in an open file.
+fn read(path: &Path, mut file: impl Read) -> Result<AnyFilter, Failure> {
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).map_err(|error| Failure::io(path, &error))?;
+    AnyFilter::from_bytes(&bytes).map_err(|error| persist_failure(path, bytes.len(), &error))
+}
 
-    /// The filter of any kind in `bytes`, checked.
-    fn from_bytes(bytes: &[u8]) -> Result<Self, PersistError> {
-        match FilterKind::detect(bytes)? {
-            FilterKind::Cuckoo => CuckooFilter::from_bytes(bytes).map(Self::Fixed),
-            FilterKind::Growable => GrowableFilter::from_bytes(bytes).map(Self::Growable),
-            FilterKind::Expanding => {
-                ExpandingFilter::from_bytes(bytes).map(|filter| Self::Expanding(Box::new(filter)))
-            }
-            kind => Err(PersistError::WrongKind { expected: FilterKind::Cuckoo, found: kind }),
-        }
-    }
-
-    /// Saves atomically: the file is replaced whole or not at all.
-    pub(crate) fn save(&self, path: &Path) -> Result<(), Failure> {
-        on_filter!(self, filter => filter.save(path)).map_err(|error| Failure::io(path, &error))
-    }
-
-    pub(crate) fn hash_of_bytes(&self, item: &[u8]) -> u64 {
-        on_filter!(self, filter => filter.hash_of_bytes(item))
-    }
-
-    /// Whether an add-if-absent insert was ever skipped because the item's fingerprint was there.
-    pub(crate) fn has_skipped_inserts(&self) -> bool {
-        on_filter!(self, filter => filter.has_skipped_inserts())
-    }
-
-    /// The most items a growable filter with a maximum takes (`None` for any other): a chain's
-    /// limit, or the maximum a filter in one table was declared for.
-    pub(crate) fn max_capacity(&self) -> Option<usize> {
-        match self {
-            Self::Fixed(_) => None,
-            Self::Growable(filter) => filter.max_capacity(),
-            Self::Expanding(filter) => Some(usize::try_from(filter.max_items()).unwrap_or(usize::MAX)),
-        }
-    }
-
-    pub(crate) fn contains_hash_batch(&self, hashes: &[u64]) -> Vec<bool> {
-        on_filter!(self, filter => filter.contains_hash_batch(hashes))
-    }
-
-    pub(crate) fn insert_unique_hash(&mut self, hash: u64) -> Result<bool, InsertError> {
-        on_filter!(self, filter => filter.insert_unique_hash(hash))
-    }
-
-    pub(crate) fn insert_hash_batch(&mut self, hashes: &[u64]) -> Vec<Result<(), InsertError>> {
-        on_filter!(self, filter => filter.insert_hash_batch(hashes))
-    }
-
-    pub(crate) fn remove_hash(&mut self, hash: u64) -> bool {
-        on_filter!(self, filter => filter.remove_hash(hash))
-    }
+/// Saves atomically: the file is replaced whole or not at all.
+pub(crate) fn save(filter: &AnyFilter, path: &Path) -> Result<(), Failure> {
+    filter.save(path).map_err(|error| Failure::io(path, &error))
 }
 
 /// A filter file mapped for queries.
 pub(crate) struct Mapped {
     map: Mmap,
-}
-
-/// A filter to query: a view into a mapped file, or a filter read into memory (a chain of
-/// tables).
-pub(crate) enum Query<'a> {
-    View(Box<CuckooView<'a>>),
-    ExpandingView(Box<ExpandingView<'a>>),
-    Loaded(Box<Owned>),
 }
 
 impl Mapped {
@@ -207,36 +125,10 @@ impl Mapped {
         Ok(Self { map })
     }
 
-    /// The filter, checked (the file is `path`, for errors).
-    pub(crate) fn query(&self, path: &Path) -> Result<Query<'_>, Failure> {
-        let failure = |error: PersistError| persist_failure(path, self.map.len(), &error);
-        match FilterKind::detect(&self.map).map_err(failure)? {
-            FilterKind::Cuckoo => {
-                Ok(Query::View(Box::new(CuckooView::from_bytes(&self.map).map_err(failure)?)))
-            }
-            FilterKind::Expanding => {
-                Ok(Query::ExpandingView(Box::new(ExpandingView::from_bytes(&self.map).map_err(failure)?)))
-            }
-            _ => Ok(Query::Loaded(Box::new(Owned::from_bytes(&self.map).map_err(failure)?))),
-        }
-    }
-}
-
-impl Query<'_> {
-    pub(crate) fn hash_of_bytes(&self, item: &[u8]) -> u64 {
-        match self {
-            Self::View(filter) => filter.hash_of_bytes(item),
-            Self::ExpandingView(filter) => filter.hash_of_bytes(item),
-            Self::Loaded(filter) => filter.hash_of_bytes(item),
-        }
-    }
-
-    pub(crate) fn contains_hash_batch(&self, hashes: &[u64]) -> Vec<bool> {
-        match self {
-            Self::View(filter) => filter.contains_hash_batch(hashes),
-            Self::ExpandingView(filter) => filter.contains_hash_batch(hashes),
-            Self::Loaded(filter) => filter.contains_hash_batch(hashes),
-        }
+    /// The filter, checked (the file is `path`, for errors): a fixed filter or one table read
+    /// in place, a chain of tables read into memory.
+    pub(crate) fn view(&self, path: &Path) -> Result<AnyView<'_>, Failure> {
+        AnyView::from_bytes(&self.map).map_err(|error| persist_failure(path, self.map.len(), &error))
     }
 }
 
@@ -245,7 +137,6 @@ fn persist_failure(path: &Path, len: usize, error: &PersistError) -> Failure {
     let what = match error {
         PersistError::BadMagic => "not a bugu filter file".to_string(),
         PersistError::Truncated { .. } => format!("truncated or corrupt bugu filter ({len} bytes): {error}"),
-        PersistError::WrongKind { found, .. } => format!("a {found} filter, which this command cannot open"),
         _ => format!("corrupt bugu filter: {error}"),
     };
     Failure::message(what).in_file(path)

@@ -5,25 +5,25 @@ use std::io::{BufWriter, Write};
 use std::ops::Range;
 use std::path::Path;
 
-use bugu::{CuckooFilter, Filter, Stats};
+use bugu::{AnyFilter, CuckooFilter, Filter, Stats, Summary};
 use serde_json::{Value, json};
 
 use crate::error::{Failure, Status, print};
-use crate::files::Owned;
+use crate::files;
 use crate::report::Output;
 
 /// Prints a filter's parameters and statistics; with `-q` only checks the file (exit 0 if it is a
 /// sound filter).
 pub(crate) fn info(path: &Path, output: Output) -> Result<Status, Failure> {
-    let filter = Owned::load(path)?;
+    let filter = files::load(path)?;
     if output.quiet {
         return Ok(Status::All);
     }
     let file_bytes = std::fs::metadata(path).map_err(|error| Failure::io(path, &error))?.len();
-    let report = describe(&filter, path, file_bytes);
+    let summary = filter.summary();
     let text = match output.json {
-        true => to_json(&report)? + "\n",
-        false => text(&report, &filter),
+        true => to_json(&describe(&filter, &summary, path, file_bytes))? + "\n",
+        false => text(&filter, &summary, path, file_bytes),
     };
     print(&text)?;
     Ok(Status::All)
@@ -33,180 +33,191 @@ fn to_json(value: &Value) -> Result<String, Failure> {
     serde_json::to_string_pretty(value).map_err(|error| Failure::message(error.to_string()))
 }
 
-/// The parameters and statistics of one table.
-fn level(filter: &CuckooFilter) -> Value {
-    let stats = filter.stats();
-    json!({
-        "capacity": filter.capacity(),
-        "items": filter.len(),
-        "buckets": filter.bucket_count(),
-        "bucket_size": filter.bucket_size(),
-        "fingerprint_bits": filter.fingerprint_bits(),
-        "memory_bytes": filter.memory_bytes(),
-        "load_factor": filter.load_factor(),
-        "false_positive_rate": filter.false_positive_rate(),
-        "empty_bucket_share": stats.empty_bucket_share,
-        "full_bucket_share": stats.full_bucket_share,
-        "fill_histogram": stats.fill_histogram,
-    })
-}
-
-fn describe(filter: &Owned, path: &Path, file_bytes: u64) -> Value {
-    let mut report = match filter {
-        Owned::Fixed(filter) => {
-            let mut report = level(filter);
-            report["kind"] = json!("cuckoo");
-            report["expected_false_positive_rate"] = json!(filter.expected_false_positive_rate());
-            report["bits_per_item"] = json!(filter.bits_per_item());
-            report["eviction_limit"] = json!(filter.eviction_limit());
-            report["seed"] = json!(filter.seed());
-            report["hash_function"] = json!(filter.hash_function().name());
-            report
+/// The report of `info --json`: the summary's fields under their own names (its count of
+/// tables as `level_count`, since a chain's `levels` lists them), then what only one kind has.
+fn describe(filter: &AnyFilter, summary: &Summary, path: &Path, file_bytes: u64) -> Value {
+    let report = json!({
+        "file": path.display().to_string(),
+        "file_bytes": file_bytes,
+        "kind": summary.kind.to_string(),
+        "items": summary.items,
+        "capacity": summary.capacity,
+        "max_capacity": summary.max_capacity,
+        "level_count": summary.levels,
+        "buckets": summary.buckets,
+        "bucket_size": summary.bucket_size,
+        "fingerprint_bits": summary.fingerprint_bits,
+        "load_factor": summary.load_factor,
+        "bits_per_item": summary.bits_per_item,
+        "memory_bytes": summary.memory_bytes,
+        "target_false_positive_rate": summary.target_false_positive_rate,
+        "false_positive_rate_bound": summary.false_positive_rate_bound,
+        "expected_false_positive_rate": summary.expected_false_positive_rate,
+        "seed": filter.seed(),
+        "hash_function": filter.hash_function().name(),
+    });
+    let own = match filter {
+        AnyFilter::Fixed(table) => {
+            let mut own = fill(&table.stats());
+            own["eviction_limit"] = json!(table.eviction_limit());
+            own
         }
-        Owned::Growable(filter) => json!({
-            "kind": "growable",
-            "capacity": filter.capacity(),
-            "max_capacity": filter.max_capacity(),
-            "items": filter.len(),
-            "memory_bytes": filter.memory_bytes(),
-            "bits_per_item": filter.bits_per_item(),
-            "target_false_positive_rate": filter.target_false_positive_rate(),
-            "false_positive_rate": filter.false_positive_rate(),
-            "expected_false_positive_rate": filter.expected_false_positive_rate(),
-            "growth_factor": filter.growth_factor(),
-            "bucket_size": filter.bucket_size(),
-            "eviction_limit": filter.eviction_limit(),
-            "seed": filter.seed(),
-            "hash_function": filter.hash_function().name(),
-            "levels": filter.levels().iter().map(level).collect::<Vec<_>>(),
+        AnyFilter::Chain(chain) => json!({
+            "growth_factor": chain.growth_factor(),
+            "eviction_limit": chain.eviction_limit(),
+            "levels": chain.levels().iter().map(level).collect::<Vec<_>>(),
         }),
-        Owned::Expanding(filter) => {
-            let stats = filter.stats();
+        AnyFilter::OneTable(table) => {
+            let stats = table.stats();
             json!({
-                "kind": "expanding",
-                "max_capacity": filter.max_items(),
-                "items": stats.len,
-                "memory_bytes": stats.memory_bytes,
-                "bits_per_item": stats.bits_per_item,
-                "target_false_positive_rate": stats.target_rate,
-                "false_positive_rate": stats.target_rate,
-                "expected_false_positive_rate": stats.rate_bound,
-                "bucket_size": stats.bucket_size,
-                "load_factor": stats.load_factor,
-                "fingerprint_bits": stats.fingerprint_bits,
                 "tail_bits": stats.tail_bits,
-                "buckets": stats.buckets,
                 "level": stats.level,
                 "split_pointer": stats.split_pointer,
                 "entries": stats.entries,
                 "twins": stats.twins,
                 "stash": stats.stash,
                 "tail_histogram": stats.tail_histogram,
-                "seed": filter.seed(),
-                "hash_function": filter.hash_function().name(),
             })
         }
+        // A kind newer than this command: its summary says what every kind has.
+        _ => json!({}),
     };
-    report["file"] = json!(path.display().to_string());
-    report["file_bytes"] = json!(file_bytes);
-    report
+    merged(report, own)
 }
 
-/// A rate of the report, as a percentage.
-fn percent(report: &Value, key: &str) -> String {
-    format!("{:.4}%", report[key].as_f64().unwrap_or(0.0) * 100.0)
+/// How full a cuckoo table's buckets are.
+fn fill(stats: &Stats) -> Value {
+    json!({
+        "empty_bucket_share": stats.empty_bucket_share,
+        "full_bucket_share": stats.full_bucket_share,
+        "fill_histogram": stats.fill_histogram,
+    })
 }
 
-fn text(report: &Value, filter: &Owned) -> String {
-    let mut out = format!(
-        "file:                {} ({} bytes)\n",
-        report["file"].as_str().unwrap_or(""),
-        report["file_bytes"]
-    );
-    let kind = match filter {
-        Owned::Fixed(_) => "cuckoo filter (fixed size)",
-        Owned::Growable(_) => "growable cuckoo filter (a chain of tables)",
-        Owned::Expanding(_) => "growable cuckoo filter in one table",
-    };
-    out += &format!("kind:                {kind}\n");
-    out += &match filter {
-        Owned::Fixed(_) => {
-            format!("items:               {} of capacity {}\n", report["items"], report["capacity"])
-        }
+/// One level of a chain: its sizes and its own bound, and how full its buckets are.
+fn level(table: &CuckooFilter) -> Value {
+    let summary = table.summary();
+    let sizes = json!({
+        "capacity": summary.capacity,
+        "items": summary.items,
+        "buckets": summary.buckets,
+        "bucket_size": summary.bucket_size,
+        "fingerprint_bits": summary.fingerprint_bits,
+        "memory_bytes": summary.memory_bytes,
+        "load_factor": summary.load_factor,
+        "false_positive_rate_bound": summary.false_positive_rate_bound,
+    });
+    merged(sizes, fill(&table.stats()))
+}
+
+/// The fields of two JSON objects in one.
+fn merged(mut first: Value, second: Value) -> Value {
+    if let (Some(first), Value::Object(second)) = (first.as_object_mut(), second) {
+        first.extend(second);
+    }
+    first
+}
+
+/// A rate as a percentage.
+fn percent(rate: f64) -> String {
+    format!("{:.4}%", rate * 100.0)
+}
+
+/// The report of `info`: what every kind has from the summary, in one form, and each kind's own
+/// lines after it.
+fn text(filter: &AnyFilter, summary: &Summary, path: &Path, file_bytes: u64) -> String {
+    let mut out = format!("file:                {} ({file_bytes} bytes)\n", path.display());
+    let (kind, items) = match filter {
+        AnyFilter::Fixed(_) => (
+            "cuckoo filter (fixed size)".to_string(),
+            format!("{} of capacity {}", summary.items, summary.capacity),
+        ),
         // Its levels may each hold a little more than their capacity, and it grows when they
         // are full: the capacity is where it next grows, not a limit.
-        Owned::Growable(growable) => format!(
-            "items:               {}; current capacity {} (it grows when full), {}\n",
-            report["items"],
-            report["capacity"],
-            match growable.max_capacity() {
-                Some(max) => format!("maximum {max} items"),
-                None => "no maximum".to_string(),
-            }
+        AnyFilter::Chain(_) => (
+            "growable cuckoo filter (a chain of tables)".to_string(),
+            format!(
+                "{}; current capacity {} (it grows when full), {}",
+                summary.items,
+                summary.capacity,
+                match summary.max_capacity {
+                    Some(max) => format!("maximum {max} items"),
+                    None => "no maximum".to_string(),
+                }
+            ),
         ),
-        Owned::Expanding(_) => format!(
-            "items:               {}; it grows as items arrive, declared for at most {} items\n",
-            report["items"], report["max_capacity"]
+        // Its maximum fixes its entries' widths: past it the bound would pass the target.
+        AnyFilter::OneTable(_) => (
+            "growable cuckoo filter in one table".to_string(),
+            format!(
+                "{}; it grows as items arrive, declared for at most {} items",
+                summary.items,
+                summary.max_capacity.unwrap_or_default()
+            ),
+        ),
+        _ => (
+            format!("{} filter", summary.kind),
+            format!("{} of capacity {}", summary.items, summary.capacity),
         ),
     };
+    out += &format!("kind:                {kind}\nitems:               {items}\n");
     out += &format!(
         "memory:              {} bytes, {:.2} bits per item\n",
-        report["memory_bytes"],
-        report["bits_per_item"].as_f64().unwrap_or(0.0)
+        summary.memory_bytes, summary.bits_per_item
     );
+    // A filter in one table expects no better than its bound: the figure once, then.
+    let expected = match summary.expected_false_positive_rate {
+        rate if rate < summary.false_positive_rate_bound => format!("{} expected now, ", percent(rate)),
+        _ => String::new(),
+    };
+    out += &format!(
+        "false positives:     {expected}at most {} (the bound)\n",
+        percent(summary.false_positive_rate_bound)
+    );
+    if let Some(target) = summary.target_false_positive_rate {
+        out += &format!("target rate:         {} at every size\n", percent(target));
+    }
+    let hash = format!("seed {}, hash {}", filter.seed(), filter.hash_function().name());
     match filter {
-        Owned::Fixed(filter) => out += &(tables_lines(report) + &filter.stats().to_string()),
-        Owned::Growable(growable) => {
-            out += &tables_lines(report);
+        AnyFilter::Fixed(table) => {
             out += &format!(
-                "target rate:         {} at every size\n",
-                percent(report, "target_false_positive_rate")
+                "bucket size:         {}, eviction limit {}, {hash}\n",
+                summary.bucket_size,
+                table.eviction_limit()
             );
-            out += &format!("growth:              x{} per level\n", growable.growth_factor());
-            for (index, stats) in growable.stats().iter().enumerate() {
+            out += &table.stats().to_string();
+        }
+        AnyFilter::Chain(chain) => {
+            out += &format!(
+                "bucket size:         {}, eviction limit {}, {hash}\n",
+                summary.bucket_size,
+                chain.eviction_limit()
+            );
+            out += &format!("growth:              x{} per level\n", chain.growth_factor());
+            for (index, stats) in chain.stats().iter().enumerate() {
                 out += &level_line(index, stats);
             }
         }
-        Owned::Expanding(_) => out += &one_table_lines(report),
+        AnyFilter::OneTable(table) => {
+            let stats = table.stats();
+            out += &format!(
+                "entries:             {} fingerprint bits and up to {} tail bits each, {} per bucket; {hash}\n\
+                 table:               {} buckets ({:.2}% of slots used), level {}, split pointer {}; {} entries ({} twins), {} stashed\n",
+                summary.fingerprint_bits,
+                stats.tail_bits,
+                summary.bucket_size,
+                summary.buckets,
+                summary.load_factor * 100.0,
+                stats.level,
+                stats.split_pointer,
+                stats.entries,
+                stats.twins,
+                stats.stash
+            );
+        }
+        _ => out += &format!("bucket size:         {}, {hash}\n", summary.bucket_size),
     }
     out
-}
-
-/// The rate and bucket lines of a filter made of cuckoo tables (fixed, or a chain of them).
-fn tables_lines(report: &Value) -> String {
-    format!(
-        "false positives:     {} expected now, at most {} when full\n\
-         bucket size:         {}, eviction limit {}, seed {}, hash {}\n",
-        percent(report, "expected_false_positive_rate"),
-        percent(report, "false_positive_rate"),
-        report["bucket_size"],
-        report["eviction_limit"],
-        report["seed"],
-        report["hash_function"].as_str().unwrap_or("")
-    )
-}
-
-/// The rate, entry and table lines of a filter grown in one table.
-fn one_table_lines(report: &Value) -> String {
-    format!(
-        "false positives:     at most {} now (the bound), at most {} at every size\n\
-         entries:             {} fingerprint bits and up to {} tail bits each, {} per bucket; seed {}, hash {}\n\
-         table:               {} buckets ({:.2}% of slots used), level {}, split pointer {}; {} entries ({} twins), {} stashed\n",
-        percent(report, "expected_false_positive_rate"),
-        percent(report, "target_false_positive_rate"),
-        report["fingerprint_bits"],
-        report["tail_bits"],
-        report["bucket_size"],
-        report["seed"],
-        report["hash_function"].as_str().unwrap_or(""),
-        report["buckets"],
-        report["load_factor"].as_f64().unwrap_or(0.0) * 100.0,
-        report["level"],
-        report["split_pointer"],
-        report["entries"],
-        report["twins"],
-        report["stash"]
-    )
 }
 
 fn level_line(index: usize, stats: &Stats) -> String {
@@ -241,24 +252,30 @@ pub(crate) fn dump(
     level: usize,
     output: Output,
 ) -> Result<Status, Failure> {
-    let filter = Owned::load(path)?;
+    let filter = files::load(path)?;
     let table = match &filter {
-        Owned::Fixed(filter) if level == 0 => filter,
-        Owned::Fixed(_) => {
+        AnyFilter::Fixed(filter) if level == 0 => filter,
+        AnyFilter::Fixed(_) => {
             return Err(Failure::message("--level applies to a growable filter; this one has one table"));
         }
-        Owned::Expanding(_) => {
+        AnyFilter::OneTable(_) => {
             return Err(Failure::message(
                 "dump shows tables of fingerprints; a filter in one table stores entries of fingerprint and address bits: see `bugu info` for its table",
             ));
         }
-        Owned::Growable(growable) => growable.levels().get(level).ok_or_else(|| {
+        AnyFilter::Chain(growable) => growable.levels().get(level).ok_or_else(|| {
             Failure::message(format!(
                 "--level {level}: the filter has {} levels (0 to {})",
                 growable.level_count(),
                 growable.level_count() - 1
             ))
         })?,
+        _ => {
+            return Err(Failure::message(format!(
+                "dump shows tables of fingerprints, which a {} filter has none of",
+                filter.kind()
+            )));
+        }
     };
     if range.end > table.bucket_count() {
         return Err(Failure::message(format!(

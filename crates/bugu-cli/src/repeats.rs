@@ -20,7 +20,8 @@
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use crate::files::Owned;
+use bugu::{AnyFilter, Filter};
+
 use crate::input::Item;
 
 /// A set of hashes that are already uniform: hashed by passing them through.
@@ -60,7 +61,7 @@ impl Repeats {
 
     /// The items of `block` (with their `hashes`) to insert now: those the filter answers absent
     /// for, less repeats within the block. The others are held back or counted as repeats.
-    pub(crate) fn sift<'a>(&mut self, filter: &Owned, hashes: &[u64], block: &[Item<'a>]) -> Fresh<'a> {
+    pub(crate) fn sift<'a>(&mut self, filter: &AnyFilter, hashes: &[u64], block: &[Item<'a>]) -> Fresh<'a> {
         let present = filter.contains_hash_batch(hashes);
         let mut fresh =
             Fresh { hashes: Vec::with_capacity(block.len()), items: Vec::with_capacity(block.len()) };

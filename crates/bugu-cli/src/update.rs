@@ -5,11 +5,11 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use bugu::InsertError;
+use bugu::{AnyFilter, Filter, FilterMut, InsertError};
 use serde_json::json;
 
 use crate::error::{Failure, Status};
-use crate::files::Owned;
+use crate::files;
 use crate::input::Source;
 use crate::progress::Progress;
 use crate::repeats::Repeats;
@@ -76,7 +76,7 @@ impl Tally {
 
 /// Adds items to an existing filter file.
 pub(crate) fn add(path: &Path, source: &Source, options: ItemOptions) -> Result<Status, Failure> {
-    let (filter, _lock) = Owned::load_locked(path, !options.output.quiet)?;
+    let (filter, _lock) = files::load_locked(path, !options.output.quiet)?;
     insert_all(path, filter, source, options, None).map(|(status, _)| status)
 }
 
@@ -86,7 +86,7 @@ pub(crate) fn add(path: &Path, source: &Source, options: ItemOptions) -> Result<
 /// one by one (each must see the items before it). Returns the status and the items read.
 pub(crate) fn insert_all(
     path: &Path,
-    mut filter: Owned,
+    mut filter: AnyFilter,
     source: &Source,
     options: ItemOptions,
     mut repeats: Option<Repeats>,
@@ -115,7 +115,7 @@ pub(crate) fn insert_all(
         tally.repeated = repeats.found;
     }
     progress.saving(path);
-    filter.save(path)?;
+    files::save(&filter, path)?;
     let (items, seconds) = progress.finish();
     let text = tally.text();
     options.output.summary(Done { file: path, text: &text, items, seconds }, true, tally.json())?;
@@ -126,7 +126,7 @@ pub(crate) fn insert_all(
 /// refusal other than an item's copy limit.
 fn insert_each(
     path: &Path,
-    filter: &mut Owned,
+    filter: &mut AnyFilter,
     hashes: &[u64],
     items: &[&[u8]],
     options: ItemOptions,
@@ -152,9 +152,9 @@ fn insert_each(
 }
 
 /// The failure of an insert that the filter refused: nothing is saved.
-fn refusal(path: &Path, filter: &Owned, error: InsertError, item: &[u8], tally: &Tally) -> Failure {
+fn refusal(path: &Path, filter: &AnyFilter, error: InsertError, item: &[u8], tally: &Tally) -> Failure {
     let item = String::from_utf8_lossy(item);
-    let what = match (error, filter.max_capacity()) {
+    let what = match (error, filter.summary().max_capacity) {
         (InsertError::Full, Some(max)) => format!(
             "the filter reached its maximum of {max} items (--max-capacity) at {item:?}; nothing was saved (build a new filter with a larger --max-capacity, or none)"
         ),
@@ -185,7 +185,7 @@ pub(crate) fn remove(
     allow_false_negatives: bool,
     output: Output,
 ) -> Result<Status, Failure> {
-    let (mut filter, _lock) = Owned::load_locked(path, !output.quiet)?;
+    let (mut filter, _lock) = files::load_locked(path, !output.quiet)?;
     if filter.has_skipped_inserts() && !allow_false_negatives {
         return Err(Failure::message(SKIPPED_RISK).in_file(path));
     }
@@ -205,7 +205,7 @@ pub(crate) fn remove(
     })?;
     if removed > 0 {
         progress.saving(path);
-        filter.save(path)?;
+        files::save(&filter, path)?;
     }
     let (items, seconds) = progress.finish();
     let text = format!("removed {removed}, not found {missing}");

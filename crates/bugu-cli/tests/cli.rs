@@ -233,6 +233,40 @@ fn info_and_dump() {
         .stderr(predicate::str::contains("outside the filter's"));
 }
 
+/// `info` reports every kind in the same fields, and names each rate: the bound that holds now,
+/// and the target of a growable filter (a fixed one has none).
+#[test]
+fn info_gives_every_kind_the_same_fields_and_names_its_rates() {
+    let ws = Workspace::new();
+    let list = ws.list("list.txt", "k", 0..3_000);
+    let kinds: [(&str, &[&str], Option<f64>); 3] = [
+        ("cuckoo", &[], None),
+        ("growable", &["--growable", "--fpr", "0.01"], Some(0.01)),
+        ("expanding", &["--growable", "--one-table", "--fpr", "0.01"], Some(0.01)),
+    ];
+    for (kind, flags, target) in kinds {
+        let f = ws.path(&format!("{kind}.bugu"));
+        let f = f.to_str().unwrap();
+        bugu().args(["create", f, "--capacity", "4000"]).args(flags).assert().success();
+        bugu().args(["add", f, "--input", list.to_str().unwrap(), "-q"]).assert().success();
+        let info = bugu().args(["info", f, "--json"]).output().unwrap();
+        let info: serde_json::Value = serde_json::from_slice(&info.stdout).expect("--json parses");
+        assert_eq!((info["kind"].as_str(), info["items"].as_u64()), (Some(kind), Some(3_000)), "{info}");
+        for field in ["capacity", "level_count", "buckets", "bucket_size", "fingerprint_bits", "memory_bytes"]
+        {
+            assert!(info[field].as_u64().is_some_and(|value| value > 0), "{field}: {info}");
+        }
+        assert_eq!(info["target_false_positive_rate"].as_f64(), target, "{info}");
+        assert!(info.get("false_positive_rate").is_none(), "a rate that does not say which: {info}");
+        let bound = info["false_positive_rate_bound"].as_f64().unwrap();
+        let expected = info["expected_false_positive_rate"].as_f64().unwrap();
+        assert!(0.0 < expected && expected <= bound && bound <= target.unwrap_or(0.001), "{info}");
+        let text = String::from_utf8(bugu().args(["info", f]).output().unwrap().stdout).unwrap();
+        assert!(text.contains("(the bound)\n"), "{text}");
+        assert_eq!(text.contains("target rate:         1.0000% at every size\n"), target.is_some(), "{text}");
+    }
+}
+
 #[test]
 fn each_hash_function_is_kept_in_the_file_and_answers_for_its_items() {
     let ws = Workspace::new();

@@ -51,6 +51,14 @@ fn bench_json_is_the_only_output() {
     assert_eq!(bench.status.code(), Some(0));
     let bench = json_of(&bench.stdout);
     assert!(bench["measurements"].as_array().is_some_and(|rows| rows.len() >= 2), "{bench}");
+    // Each rate says which it is: the target both filters were built for, the one measured.
+    assert_eq!(bench["target_false_positive_rate"].as_f64(), Some(0.004), "{bench}");
+    for row in bench["measurements"].as_array().unwrap() {
+        assert!(
+            row["measured_false_positive_rate"].as_f64().is_some()
+                && row.get("false_positive_rate").is_none()
+        );
+    }
 }
 
 #[test]

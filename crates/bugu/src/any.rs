@@ -44,12 +44,13 @@ use crate::summary::Summary;
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum AnyFilterIn<S: AsRef<[u8]> = Vec<u8>> {
-    /// A fixed-size filter (kind 1).
-    Fixed(CuckooFilterIn<S>),
+    /// A fixed-size filter (kind 1); boxed, so that the enum stays as small as a chain: a
+    /// program that keeps many (a Redis key's value) pays for what it holds.
+    Fixed(Box<CuckooFilterIn<S>>),
     /// A growable filter as a chain of tables (kind 2): always in memory.
     Chain(GrowableFilter),
     /// A growable filter in one table (kind 3); boxed, as its table's directory makes it far
-    /// larger than the others.
+    /// larger than a chain.
     OneTable(Box<ExpandingFilterIn<S>>),
 }
 
@@ -121,31 +122,51 @@ impl<S: AsRef<[u8]>> AnyFilterIn<S> {
     }
 
     /// The sizes in bytes of the heap blocks the filter holds (tables, the lists beside them,
-    /// the working space inserts keep between calls), as an allocator that accounts per block
-    /// counts them: the figure for Redis's `MEMORY USAGE`. A view's borrowed bytes are not its
-    /// own and are left out.
+    /// its box, and the working space inserts keep between calls: [`scratch_blocks`]), as an
+    /// allocator that accounts per block counts them: the figure for Redis's `MEMORY USAGE`. A
+    /// view's borrowed bytes are not its own and are left out.
+    ///
+    /// [`scratch_blocks`]: Self::scratch_blocks
     pub fn heap_blocks(&self) -> Vec<usize> {
-        let mut blocks = Vec::new();
+        let mut blocks = self.scratch_blocks();
         match self {
-            Self::Fixed(filter) => blocks.extend(table_blocks(filter)),
+            Self::Fixed(filter) => {
+                blocks.extend(owned_table(filter));
+                blocks.push(std::mem::size_of_val(&**filter));
+            }
             Self::Chain(filter) => {
-                blocks.extend(filter.levels().iter().flat_map(table_blocks));
+                blocks.extend(filter.levels().iter().filter_map(owned_table));
                 blocks.push(std::mem::size_of_val(filter.levels()));
             }
             Self::OneTable(filter) => {
                 blocks.extend(filter.heap_blocks());
-                blocks.push(std::mem::size_of::<ExpandingFilterIn<S>>());
+                blocks.push(std::mem::size_of_val(&**filter));
             }
         }
         blocks
     }
+
+    /// The heap blocks of [`heap_blocks`](Self::heap_blocks) that are working space an insert's
+    /// path search keeps for the next one (none until an insert first finds both of its buckets
+    /// full; none in a filter in one table): what a copy of the filter, or one read from its
+    /// bytes, does not have.
+    pub fn scratch_blocks(&self) -> Vec<usize> {
+        match self {
+            Self::Fixed(filter) => scratch_of(filter).into_iter().collect(),
+            Self::Chain(filter) => filter.levels().iter().filter_map(scratch_of).collect(),
+            Self::OneTable(_) => Vec::new(),
+        }
+    }
 }
 
-/// A fixed table's heap blocks: the table (unless a view borrows it) and the path search's
-/// working space, once an insert has made it.
-fn table_blocks<S: AsRef<[u8]>>(filter: &CuckooFilterIn<S>) -> impl Iterator<Item = usize> {
-    let table = if filter.persisted().is_some() { 0 } else { filter.memory_bytes() };
-    [table, filter.scratch_bytes()].into_iter().filter(|&bytes| bytes > 0)
+/// A fixed table's path-search working space, once an insert has made it.
+fn scratch_of<S: AsRef<[u8]>>(filter: &CuckooFilterIn<S>) -> Option<usize> {
+    Some(filter.scratch_bytes()).filter(|&bytes| bytes > 0)
+}
+
+/// A fixed table's own block: none when a view borrows it.
+fn owned_table<S: AsRef<[u8]>>(filter: &CuckooFilterIn<S>) -> Option<usize> {
+    filter.persisted().is_none().then(|| filter.memory_bytes())
 }
 
 impl<'a> AnyView<'a> {
@@ -164,7 +185,7 @@ impl<'a> AnyView<'a> {
     /// ```
     pub fn from_bytes(bytes: &'a [u8]) -> Result<Self, PersistError> {
         Ok(match FilterKind::detect(bytes)? {
-            FilterKind::Cuckoo => Self::Fixed(CuckooView::from_bytes(bytes)?),
+            FilterKind::Cuckoo => Self::Fixed(Box::new(CuckooView::from_bytes(bytes)?)),
             FilterKind::Growable => Self::Chain(GrowableFilter::from_bytes(bytes)?),
             FilterKind::Expanding => Self::OneTable(Box::new(ExpandingView::from_bytes(bytes)?)),
         })
@@ -173,7 +194,7 @@ impl<'a> AnyView<'a> {
     /// An owned filter with a copy of the tables, to change.
     pub fn to_filter(&self) -> Result<AnyFilter, PersistError> {
         Ok(match self {
-            Self::Fixed(view) => AnyFilter::Fixed(view.try_to_filter()?),
+            Self::Fixed(view) => AnyFilter::Fixed(Box::new(view.try_to_filter()?)),
             Self::Chain(filter) => AnyFilter::Chain(filter.clone()),
             Self::OneTable(view) => AnyFilter::OneTable(Box::new(view.to_filter()?)),
         })
@@ -274,7 +295,7 @@ impl Persist for AnyFilter {
         Ok(match kind {
             FilterKind::Cuckoo => {
                 let (filter, read) = CuckooFilter::read_counted(stream, len)?;
-                (Self::Fixed(filter), read)
+                (Self::Fixed(Box::new(filter)), read)
             }
             FilterKind::Growable => {
                 let (filter, read) = GrowableFilter::read_counted(stream, len)?;
@@ -291,7 +312,7 @@ impl Persist for AnyFilter {
     /// does.
     fn from_bytes(bytes: &[u8]) -> Result<Self, PersistError> {
         Ok(match FilterKind::detect(bytes)? {
-            FilterKind::Cuckoo => Self::Fixed(CuckooFilter::from_bytes(bytes)?),
+            FilterKind::Cuckoo => Self::Fixed(Box::new(CuckooFilter::from_bytes(bytes)?)),
             FilterKind::Growable => Self::Chain(GrowableFilter::from_bytes(bytes)?),
             FilterKind::Expanding => Self::OneTable(Box::new(ExpandingFilter::from_bytes(bytes)?)),
         })
@@ -314,7 +335,7 @@ fn read_up_to(reader: &mut impl Read, buffer: &mut [u8]) -> Result<usize, Persis
 
 impl From<CuckooFilter> for AnyFilter {
     fn from(filter: CuckooFilter) -> Self {
-        Self::Fixed(filter)
+        Self::Fixed(Box::new(filter))
     }
 }
 

@@ -6,7 +6,6 @@
 
 use bugu::{AnyFilter, ExpandingFilter, GrowableConfigError, GrowableFilter};
 
-use crate::alloc::block_size;
 use crate::settings::{DEFAULT_MAX_ITERATIONS, Growth, MAX_CAPACITY, Settings, SettingsError};
 
 /// An empty filter with these settings.
@@ -34,20 +33,6 @@ pub(crate) fn settings(filter: &AnyFilter, max_iterations: u64, expansion: u64) 
         AnyFilter::OneTable(filter) => one_table_settings(filter, options, max_iterations),
         // A key never holds a fixed filter: its bytes are refused where values are loaded.
         _ => None,
-    }
-}
-
-/// Bytes of the working buffers an insert keeps between calls (each level's path-search space in
-/// a chain; the one table keeps none), as the allocator counts them: among the filter's heap
-/// blocks, but not in `CF.INFO`'s `Size`, since a saved and restored copy has none until it needs
-/// them.
-pub(crate) fn scratch_bytes(filter: &AnyFilter) -> usize {
-    // bugu's heap blocks do not say which of them are scratch space: the chain's levels do.
-    match filter {
-        AnyFilter::Chain(filter) => {
-            filter.levels().iter().map(|level| block_size(level.scratch_bytes())).sum()
-        }
-        _ => 0,
     }
 }
 

@@ -30,12 +30,6 @@ pub(crate) mod saved;
 use header::Header;
 
 /// The value under a key.
-#[expect(
-    clippy::large_enum_variant,
-    reason = "bugu's AnyFilter holds a fixed filter's fields inline (a kind no key holds); \
-              Redis keeps the value in a block of its own, and a boxed filter would add a \
-              second block to every key"
-)]
 pub(crate) enum CfValue {
     Ready(Ready),
     Restoring(Restoring),
@@ -214,7 +208,8 @@ impl Ready {
     /// working buffers, which a saved and restored copy does not have until it needs them, so
     /// that identical filters report the same size.
     fn filter_bytes(&self) -> usize {
-        self.memory_usage() - key_filter::scratch_bytes(&self.filter)
+        let scratch: usize = self.filter.scratch_blocks().into_iter().map(block_size).sum();
+        self.memory_usage() - scratch
     }
 
     pub(crate) fn info(&self) -> Info {

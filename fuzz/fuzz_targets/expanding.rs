@@ -9,7 +9,7 @@
 
 #![no_main]
 
-use bugu::{ExpandingFilter, ExpandingView, Filter, FilterMut, PersistError};
+use bugu::{ExpandingFilter, ExpandingView, Filter, FilterMut, Persist, PersistError};
 use libfuzzer_sys::fuzz_target;
 
 /// Operations applied to one accepted filter at most.

@@ -7,7 +7,7 @@
 
 #![no_main]
 
-use bugu::{CuckooFilter, Filter};
+use bugu::{CuckooFilter, Filter, Persist};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -13,7 +13,7 @@
 
 #![no_main]
 
-use bugu::{Filter, FilterMut, GrowableFilter, Removal};
+use bugu::{Filter, FilterMut, GrowableFilter, Persist, Removal};
 use libfuzzer_sys::fuzz_target;
 
 /// Operations applied to one accepted filter at most: enough to fill the golden files' small

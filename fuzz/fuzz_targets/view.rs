@@ -5,7 +5,7 @@
 
 #![no_main]
 
-use bugu::{CuckooFilter, CuckooView, Filter};
+use bugu::{CuckooFilter, CuckooView, Filter, Persist};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

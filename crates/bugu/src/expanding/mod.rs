@@ -79,7 +79,7 @@ const ALTERNATE_MULTIPLIER: u64 = 0x9e37_79b9_7f4a_7c15;
 ///   the persistent format, such as a memory-mapped file, read in place; it cannot outlive them.
 ///
 /// ```
-/// use bugu::{ExpandingFilter, ExpandingFilterIn, ExpandingView, Filter, FilterMut};
+/// use bugu::{ExpandingFilter, ExpandingFilterIn, ExpandingView, Filter, FilterMut, Persist};
 ///
 /// /// Works for an owned filter and a view alike.
 /// fn describe<S: AsRef<[u8]>>(filter: &ExpandingFilterIn<S>) -> String {

@@ -36,7 +36,7 @@ use super::reader::Decoder;
 /// them.
 ///
 /// ```compile_fail,E0597
-/// use bugu::{ExpandingFilter, ExpandingView};
+/// use bugu::{ExpandingFilter, ExpandingView, Persist};
 ///
 /// let copy = {
 ///     let bytes = ExpandingFilter::new(100).unwrap().to_bytes();
@@ -50,7 +50,7 @@ use super::reader::Decoder;
 /// for the owned filter.
 ///
 /// ```compile_fail,E0599
-/// use bugu::{ExpandingFilter, ExpandingView, FilterMut};
+/// use bugu::{ExpandingFilter, ExpandingView, FilterMut, Persist};
 ///
 /// let bytes = ExpandingFilter::new(100).unwrap().to_bytes();
 /// let mut view = ExpandingView::from_bytes(&bytes).unwrap();
@@ -89,6 +89,7 @@ impl<'a> ExpandingFilterIn<&'a [u8]> {
     /// The bytes the view reads: the whole persisted filter.
     ///
     /// ```
+    /// use bugu::Persist;
     /// let bytes = bugu::ExpandingFilter::new(10)?.to_bytes();
     /// let view = bugu::ExpandingView::from_bytes(&bytes)?;
     /// assert_eq!(view.as_bytes(), &bytes[..]);

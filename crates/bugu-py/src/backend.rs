@@ -103,16 +103,8 @@ impl Backend for ConcurrentFilter {
     }
 }
 
-/// The filter's bytes, through `write_to` rather than `to_bytes`: a concurrent filter's write
-/// copies its table first, and a copy that cannot be allocated is a `MemoryError` here where
-/// `to_bytes` would panic.
-pub(crate) fn encode(filter: &impl Persist) -> PyResult<Vec<u8>> {
-    let mut bytes = Vec::with_capacity(filter.serialized_len());
-    filter.write_to(&mut bytes).map_err(write_error)?;
-    Ok(bytes)
-}
-
-/// A writer's error as Python's: `MemoryError` for a copy that could not be allocated.
+/// A writer's error as Python's: `MemoryError` for memory that could not be allocated, `OSError`
+/// for the rest.
 pub(crate) fn write_error(error: io::Error) -> PyErr {
     match error.kind() {
         io::ErrorKind::OutOfMemory => PyMemoryError::new_err(error.to_string()),

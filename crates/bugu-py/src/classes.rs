@@ -10,7 +10,7 @@ use pyo3::exceptions::{PyKeyError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyMemoryView, PyTuple, PyType};
 
-use crate::backend::{Backend, Growable, encode, new_expanding, new_growable, read_error, write_error};
+use crate::backend::{Backend, Growable, new_expanding, new_growable, read_error, write_error};
 use crate::errors::{batch_insert_error, config_error, insert_error, shield};
 use crate::keys::{Keys, with_key};
 
@@ -221,7 +221,7 @@ macro_rules! filter_class {
             /// The filter in the library's portable format (what `save` writes).
             fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
                 shield(|| {
-                    let bytes = py.detach(|| encode(&self.filter))?;
+                    let bytes = py.detach(|| self.filter.to_bytes());
                     Ok(PyBytes::new(py, &bytes))
                 })
             }

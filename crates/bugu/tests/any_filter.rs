@@ -181,3 +181,13 @@ proptest! {
         }
     }
 }
+
+/// A program that keeps many filters (a Redis key's value each) pays for what each holds: the
+/// kinds larger than a chain are boxed, so the enum is a chain's size (its tag fits in a niche or
+/// one more word).
+#[test]
+fn any_filter_is_the_size_of_a_chain() {
+    let (any, chain) = (std::mem::size_of::<AnyFilter>(), std::mem::size_of::<GrowableFilter>());
+    assert!(any <= chain + 8, "AnyFilter {any} bytes, GrowableFilter {chain}");
+    assert!(std::mem::size_of::<AnyView<'_>>() <= chain + 8);
+}

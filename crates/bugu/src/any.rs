@@ -287,11 +287,10 @@ impl Persist for AnyFilter {
     fn read_counted<R: Read>(mut reader: R, len: Option<u64>) -> Result<(Self, u64), PersistError> {
         // The header names the kind: read it, then hand it back to the kind's reader in front of
         // the rest of the stream.
-        let mut header = [0u8; crate::persist::HEADER_LEN];
-        let got = read_up_to(&mut reader, &mut header)?;
-        let header = &header[..got];
-        let kind = FilterKind::detect(header)?;
-        let stream = header.chain(reader);
+        let mut header = Vec::with_capacity(crate::persist::HEADER_LEN);
+        reader.by_ref().take(crate::persist::HEADER_LEN as u64).read_to_end(&mut header)?;
+        let kind = FilterKind::detect(&header)?;
+        let stream = header.as_slice().chain(reader);
         Ok(match kind {
             FilterKind::Cuckoo => {
                 let (filter, read) = CuckooFilter::read_counted(stream, len)?;
@@ -317,20 +316,6 @@ impl Persist for AnyFilter {
             FilterKind::Expanding => Self::OneTable(Box::new(ExpandingFilter::from_bytes(bytes)?)),
         })
     }
-}
-
-/// Reads until `buffer` is full or the stream ends; gives the bytes read.
-fn read_up_to(reader: &mut impl Read, buffer: &mut [u8]) -> Result<usize, PersistError> {
-    let mut filled = 0;
-    while filled < buffer.len() {
-        match reader.read(&mut buffer[filled..]) {
-            Ok(0) => break,
-            Ok(read) => filled += read,
-            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
-            Err(error) => return Err(error.into()),
-        }
-    }
-    Ok(filled)
 }
 
 impl From<CuckooFilter> for AnyFilter {

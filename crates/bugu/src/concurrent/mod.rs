@@ -27,7 +27,6 @@ mod writer;
 
 use std::cell::RefCell;
 use std::fmt;
-use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::batch::{FAR_LOOKAHEAD, LOOKAHEAD, Located, answer_in_blocks, block_locator, in_blocks};
@@ -42,6 +41,7 @@ use crate::membership::{Filter, item_updates};
 use crate::stats::Stats;
 use crate::table::{ANY_GEOMETRY, AllocFailed};
 use shared_table::SharedTable;
+use stripes::WriteGuard;
 use writer::{InsertKind, Writer};
 
 thread_local! {
@@ -87,6 +87,29 @@ fn out_of_memory(failed: AllocFailed) -> ConfigError {
     ConfigError::OutOfMemory { bytes: failed.bytes }
 }
 
+/// A [`ConcurrentFilter`] with every stripe held ([`ConcurrentFilter::quiet`]).
+pub(crate) struct Quiet<'a> {
+    filter: &'a ConcurrentFilter,
+    _stripes: WriteGuard<'a>,
+}
+
+impl Quiet<'_> {
+    /// Items stored: exact, as no write is in progress.
+    pub(crate) fn len(&self) -> usize {
+        self.filter.shared.items()
+    }
+
+    /// Whether an add-if-absent insert has been skipped.
+    pub(crate) fn has_skipped_inserts(&self) -> bool {
+        self.filter.has_skipped_inserts()
+    }
+
+    /// Gives the table's payload (the packed buckets, without padding) to `sink` in chunks.
+    pub(crate) fn stream_payload<E>(&self, sink: impl FnMut(&[u8]) -> Result<(), E>) -> Result<(), E> {
+        self.filter.shared.stream_payload(sink)
+    }
+}
+
 impl ConcurrentFilter {
     /// A shared copy of `filter`'s table; [`AllocFailed`] if it cannot be allocated (each public
     /// caller reports that in its own error type).
@@ -106,16 +129,11 @@ impl ConcurrentFilter {
         &self.config
     }
 
-    /// Runs `write` with the item count and skipped-insert flag of one moment and a streamer of
-    /// the table's payload as it is at that moment: writers wait until `write` returns (lookups
-    /// do not). The persistent form is written this way, with no copy of the table.
-    pub(crate) fn while_quiet<R>(
-        &self,
-        write: impl FnOnce(usize, bool, &dyn Fn(&mut dyn FnMut(&[u8]) -> io::Result<()>) -> io::Result<()>) -> R,
-    ) -> R {
-        let _quiet = self.shared.lock_all();
-        let stream = |sink: &mut dyn FnMut(&[u8]) -> io::Result<()>| self.shared.stream_payload(sink);
-        write(self.shared.items(), self.has_skipped_inserts(), &stream)
+    /// The filter held still: writers wait until the returned guard is dropped (lookups do not),
+    /// so what it reads is the filter of one moment. The persistent form is written this way,
+    /// with no copy of the table.
+    pub(crate) fn quiet(&self) -> Quiet<'_> {
+        Quiet { filter: self, _stripes: self.shared.lock_all() }
     }
 
     /// A copy of the table as it is at one moment: writers wait while it is copied.

@@ -43,16 +43,19 @@ impl Persist for ConcurrentFilter {
     fn write_to<W: Write>(&self, writer: W) -> io::Result<()> {
         let config = *self.config();
         let payload_len = config.geometry().payload_len().expect("a built filter's table has a length");
-        self.while_quiet(|len, skipped_inserts, stream_payload| {
-            let flags = Flags { key_encoding: self.key_encoding(), skipped_inserts };
-            let section =
-                Section { config, len, skipped_inserts, payload_len, tail_len: tail_len(payload_len) };
-            let mut encoder = Encoder::new(writer, FilterKind::Cuckoo, flags)?;
-            encoder.write_all(&section.encode())?;
-            stream_payload(&mut |chunk| encoder.write_all(chunk))?;
-            encoder.write_all(&[0; 24][..section.tail_len])?;
-            encoder.finish().map(drop)
-        })
+        let quiet = self.quiet();
+        let skipped_inserts = quiet.has_skipped_inserts();
+        let section = Section {
+            config,
+            len: quiet.len(),
+            skipped_inserts,
+            payload_len,
+            tail_len: tail_len(payload_len),
+        };
+        let flags = Flags { key_encoding: self.key_encoding(), skipped_inserts };
+        let mut encoder = Encoder::new(writer, FilterKind::Cuckoo, flags)?;
+        encoder.section_with(&section, |encoder| quiet.stream_payload(|chunk| encoder.write_all(chunk)))?;
+        encoder.finish().map(drop)
     }
 
     fn read_counted<R: Read>(reader: R, len: Option<u64>) -> Result<(Self, u64), PersistError> {

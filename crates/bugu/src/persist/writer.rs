@@ -54,9 +54,18 @@ impl<W: Write> Encoder<W> {
 
     /// Writes one cuckoo filter section: parameters, payload, zero tail.
     pub(crate) fn section<S: AsRef<[u8]>>(&mut self, filter: &CuckooFilterIn<S>) -> io::Result<()> {
-        let section = Section::of(filter);
+        self.section_with(&Section::of(filter), |encoder| encoder.write_all(filter.table().payload()))
+    }
+
+    /// Writes the section `section` describes, its payload written by `payload` (in as many
+    /// pieces as it likes): parameters, payload, zero tail.
+    pub(crate) fn section_with(
+        &mut self,
+        section: &Section,
+        payload: impl FnOnce(&mut Self) -> io::Result<()>,
+    ) -> io::Result<()> {
         self.write_all(&section.encode())?;
-        self.write_all(filter.table().payload())?;
+        payload(self)?;
         self.write_all(&[0; 24][..section.tail_len])
     }
 

@@ -191,3 +191,14 @@ fn any_filter_is_the_size_of_a_chain() {
     assert!(any <= chain + 8, "AnyFilter {any} bytes, GrowableFilter {chain}");
     assert!(std::mem::size_of::<AnyView<'_>>() <= chain + 8);
 }
+
+/// Bits per item has one meaning for every kind, empty filters included (counted per one item,
+/// so a report never shows an infinity).
+#[test]
+fn an_empty_filter_of_every_kind_counts_its_bits_per_one_item() {
+    for filter in one_of_each(0) {
+        let summary = filter.summary();
+        assert_eq!(summary.items, 0);
+        assert_eq!(summary.bits_per_item, summary.memory_bytes as f64 * 8.0, "{summary:?}");
+    }
+}

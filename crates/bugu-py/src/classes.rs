@@ -140,11 +140,11 @@ macro_rules! filter_class {
             }
 
             fn __len__(&self) -> usize {
-                self.filter.summary().items
+                self.filter.len()
             }
 
             fn __bool__(&self) -> bool {
-                self.filter.summary().items > 0
+                !self.filter.is_empty()
             }
 
             /// Removes every key; the configuration stays.

@@ -88,11 +88,11 @@ impl FilterView {
     }
 
     fn __len__(&self) -> usize {
-        self.summary().items
+        self.with_view(|view| view.len())
     }
 
     fn __bool__(&self) -> bool {
-        self.summary().items > 0
+        self.with_view(|view| !view.is_empty())
     }
 
     /// The statistics `CuckooFilter.stats()` gives.

@@ -283,13 +283,27 @@ fn the_golden_file_reads_back_and_rewrites_identically() {
     assert_eq!(u64_at(80), 1_600);
     let filter = ExpandingFilter::from_bytes(&bytes).unwrap();
     assert_eq!(filter.to_bytes(), bytes);
-    assert_same(&build(), &filter, 0);
+    // Where entries are placed (the load held, the order of moves) may change from version to
+    // version; the file's meaning may not: the same items, the same count, and every one found
+    // in both the file and a filter built today.
+    let today = build();
+    assert_eq!(filter.len(), today.len());
     for i in 0..2_000u64 {
         let key = format!("item_{i}");
         if i % 5 != 0 {
             assert!(filter.contains(&key), "{key}");
+            assert!(today.contains(&key), "{key}");
         }
     }
+    // Both go on: the file's filter still inserts, grows and removes.
+    let mut grown = filter.clone();
+    for i in 2_000..4_000u64 {
+        grown.insert(&format!("item_{i}")).unwrap();
+    }
+    for i in (0..4_000u64).filter(|i| i % 5 != 0 || *i >= 2_000) {
+        assert!(grown.remove(&format!("item_{i}")), "item_{i}");
+    }
+    assert!(grown.is_empty());
 }
 
 /// Kind 3 stores no hash id, so its files mean what they meant when written only because the

@@ -5,8 +5,12 @@ use thiserror::Error;
 
 use super::table::{MAX_FINGERPRINT_BITS, MAX_TAIL_BITS, SLOTS, Widths};
 
-/// The load the table is held at: a bucket splits whenever entries pass this share of the slots.
-pub(super) const MAX_LOAD: f64 = 0.9;
+/// The load the table is held at, in percent of the slots: a bucket splits whenever entries
+/// pass it.
+pub(super) const LOAD_PERCENT: usize = 80;
+
+/// [`LOAD_PERCENT`] as a share of the slots.
+pub(super) const MAX_LOAD: f64 = LOAD_PERCENT as f64 / 100.0;
 
 /// The address bits a tail keeps when the target leaves room: entries stored now become twins
 /// only after this many doublings, so twins stay a small share of the entries.

@@ -4,6 +4,10 @@
 use super::table::SLOTS;
 use super::{Entry, ExpandingFilter};
 
+/// A full bucket's entries, each seen from its other side, where it could move (`None` for one
+/// that cannot).
+type Moves = [Option<Entry>; SLOTS];
+
 /// How many entries an insert moves before it stashes the one it carries.
 const MAX_KICKS: usize = 500;
 
@@ -39,67 +43,93 @@ impl ExpandingFilter {
     /// sides balanced keeps later kicks short, above all in the buckets a round has not split
     /// yet, which hold the most. Otherwise gives back its sides that have a bucket.
     pub(super) fn store_in_emptier(&mut self, entry: Entry) -> Option<[Option<Entry>; 2]> {
-        let sides = [entry, self.other_side(entry)];
-        let located = sides.map(|side| self.locate(side).map(|at| (side, at)));
-        let free = located
-            .map(|at| at.map_or(0, |(_, (bucket, _))| self.segments.free_lanes(self.segments.read(bucket))));
-        let emptier = usize::from(free[1].count_ones() > free[0].count_ones());
-        match located[emptier] {
-            Some((side, (bucket, level))) if free[emptier] != 0 => {
-                let slot = self.segments.first_slot(free[emptier]);
+        let other = self.other_side(entry);
+        let (first, second) = (self.locate(entry), self.locate(other));
+        let free_in = |at: Option<(usize, u32)>| {
+            at.map_or(0, |(bucket, _)| self.segments.free_lanes(self.segments.read(bucket)))
+        };
+        let (first_free, second_free) = (free_in(first), free_in(second));
+        let (side, at, free) = if second_free.count_ones() > first_free.count_ones() {
+            (other, second, second_free)
+        } else {
+            (entry, first, first_free)
+        };
+        match at {
+            Some((bucket, level)) if free != 0 => {
+                let slot = self.segments.first_slot(free);
                 let stored = self.encode(side, level);
                 self.segments.set(bucket, slot, stored);
                 None
             }
-            _ => Some(located.map(|at| at.map(|(side, _)| side))),
+            _ => Some([first.map(|_| entry), second.map(|_| other)]),
         }
     }
 
     /// Stores an entry whose buckets are full by moving entries along a path; the entry left
-    /// without a place at its end goes to the stash.
+    /// without a place at its end goes to the stash. Both buckets are first searched one move
+    /// ahead, so that most such inserts end with one move; only then does a walk start.
     pub(super) fn kick_in(&mut self, entry: Entry, sides: [Option<Entry>; 2]) {
-        let mut carried = match sides {
+        let mut options: [Option<(Entry, usize, u32, Moves)>; 2] = [None; 2];
+        for (option, side) in options.iter_mut().zip(sides) {
+            let Some(side) = side else { continue };
+            let (bucket, level) = self.locate(side).expect("sides given back are located");
+            match self.move_one_out(bucket, level) {
+                Ok(slot) => return self.segments.set(bucket, slot, self.encode(side, level)),
+                Err(moves) => *option = Some((side, bucket, level, moves)),
+            }
+        }
+        let (mut carried, mut bucket, mut level, mut moves) = match options {
             [Some(first), Some(second)] => [first, second][self.next_random() as usize % 2],
             [Some(side), None] | [None, Some(side)] => side,
             // Twins of this round known to neither side's half: give each half its own.
             [None, None] => return self.place_as_twins(entry),
         };
         for _ in 0..MAX_KICKS {
-            let (bucket, level) = self.locate(carried).expect("carried entries are located");
-            let words = self.segments.read(bucket);
-            let free = self.segments.free_lanes(words);
-            if free != 0 {
-                let slot = self.segments.first_slot(free);
-                self.segments.set(bucket, slot, self.encode(carried, level));
-                return;
-            }
-            // Each entry here seen from its other bucket, where it could go. (Filled in place: an
-            // array built by `from_fn` was copied out with a call to `memcpy` at every step.)
-            let mut moves: [Option<(Entry, (usize, u32))>; SLOTS] = [None; SLOTS];
-            for (slot, place) in moves.iter_mut().enumerate() {
-                let moved = self.other_side(self.decode(bucket, level, self.segments.entry(words, slot)));
-                *place = self.locate(moved).map(|at| (moved, at));
-            }
-            // One step ahead: an entry whose other bucket has room ends the path now. The four
-            // reads are independent, so they cost about one random access, and paths get short.
-            let room = moves.iter().enumerate().find_map(|(slot, &candidate)| {
-                let (moved, (to_bucket, to_level)) = candidate?;
-                let free = self.segments.free_lanes(self.segments.read(to_bucket));
-                (free != 0).then(|| (slot, moved, to_bucket, to_level, self.segments.first_slot(free)))
-            });
-            if let Some((slot, moved, to_bucket, to_level, free_slot)) = room {
-                self.segments.set(to_bucket, free_slot, self.encode(moved, to_level));
-                self.segments.set(bucket, slot, self.encode(carried, level));
-                return;
-            }
             let start = self.next_random() as usize;
-            let victim =
-                (0..SLOTS).map(|i| (start + i) % SLOTS).find_map(|slot| Some((slot, moves[slot]?.0)));
+            let victim = (0..SLOTS).map(|i| (start + i) % SLOTS).find_map(|slot| Some((slot, moves[slot]?)));
             let Some((slot, moved)) = victim else { break };
             self.segments.set(bucket, slot, self.encode(carried, level));
             carried = moved;
+            (bucket, level) = self.locate(carried).expect("moves are located");
+            let free = self.segments.free_lanes(self.segments.read(bucket));
+            if free != 0 {
+                let slot = self.segments.first_slot(free);
+                return self.segments.set(bucket, slot, self.encode(carried, level));
+            }
+            match self.move_one_out(bucket, level) {
+                Ok(slot) => return self.segments.set(bucket, slot, self.encode(carried, level)),
+                Err(next) => moves = next,
+            }
         }
         self.stash.push(carried);
+    }
+
+    /// One move ahead from a full bucket: moves the first of its entries whose other bucket has
+    /// room there, and gives back the slot it freed; else each entry seen from its other side
+    /// (`None` for one that knows too few bits to go there). The four other buckets are read
+    /// independently, so they cost about one random access.
+    fn move_one_out(&mut self, bucket: usize, level: u32) -> Result<usize, Moves> {
+        let words = self.segments.read(bucket);
+        let mut moves: Moves = [None; SLOTS];
+        let mut places = [(0usize, 0u32); SLOTS];
+        for slot in 0..SLOTS {
+            let moved = self.other_side(self.decode(bucket, level, self.segments.entry(words, slot)));
+            if let Some(at) = self.locate(moved) {
+                moves[slot] = Some(moved);
+                places[slot] = at;
+            }
+        }
+        for slot in 0..SLOTS {
+            let Some(moved) = moves[slot] else { continue };
+            let (to_bucket, to_level) = places[slot];
+            let free = self.segments.free_lanes(self.segments.read(to_bucket));
+            if free != 0 {
+                let to_slot = self.segments.first_slot(free);
+                self.segments.set(to_bucket, to_slot, self.encode(moved, to_level));
+                return Ok(slot);
+            }
+        }
+        Err(moves)
     }
 
     /// Stores an entry that knows one bit too few for either of its buckets as two entries, one
@@ -127,29 +157,7 @@ impl ExpandingFilter {
         {
             return false;
         }
-        let (mut stay, mut go) = ([0u32; SLOTS], [0u32; SLOTS]);
-        let (mut kept, mut moved) = (0, 0);
-        for stored in self.segments.bucket(low) {
-            let (fingerprint, field) = self.widths.unpack(stored);
-            if field == 0 {
-                continue;
-            }
-            if field == 1 {
-                // The tail is used up: twins, one per half.
-                stay[kept] = stored;
-                go[moved] = stored;
-                (kept, moved) = (kept + 1, moved + 1);
-                self.entries += 1;
-            } else if field & 1 == 0 {
-                stay[kept] = self.widths.pack(fingerprint, field >> 1);
-                kept += 1;
-            } else {
-                go[moved] = self.widths.pack(fingerprint, field >> 1);
-                moved += 1;
-            }
-        }
-        self.segments.set_bucket(low, stay);
-        self.segments.set_bucket(sibling, go);
+        self.entries += self.segments.split_bucket(low, sibling);
         self.split += 1;
         if self.split == round {
             self.level += 1;

@@ -11,7 +11,7 @@
 //! the next bit of
 //! the entry's *tail* — the address bits stored beside its fingerprint — so no item is re-hashed
 //! and nothing is copied: buckets live in segments that are only ever added, one per doubling. A few
-//! buckets split per insert (whenever entries pass 90% of the slots), so no insert pauses.
+//! buckets split per insert (whenever entries pass 80% of the slots), so no insert pauses.
 //!
 //! An entry whose tail is used up when its bucket splits becomes *twins*, one in each half: one
 //! of them is wrong, but neither can be told from the other, and together they weigh what the
@@ -57,7 +57,7 @@ use crate::hash::HashFunction;
 use crate::key::KeyEncoding;
 use crate::membership::{Filter, FilterMut};
 use crate::table::alloc::AllocFailed;
-use table::{Probe, SLOTS, Segments, Widths, tail_field, tail_len, tail_matches};
+use table::{Probed, SLOTS, Segments, Widths, tail_field, tail_len, tail_matches};
 
 /// Mixed into a fingerprint to derive its alternate-side transform.
 const ALTERNATE_KEY: u64 = 0x6a09_e667_f3bc_c909;
@@ -436,7 +436,7 @@ impl<S: AsRef<[u8]>> ExpandingFilterIn<S> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn capacity(&self) -> usize {
-        (config::MAX_LOAD * (self.buckets() * SLOTS) as f64) as usize
+        self.buckets() * SLOTS * config::LOAD_PERCENT / 100
     }
 
     /// Buckets in use, in constant time ([`stats`](Self::stats) walks the table for its
@@ -599,7 +599,7 @@ impl<S: AsRef<[u8]>> ExpandingFilterIn<S> {
     }
 
     /// A key's two sides and their buckets with their levels.
-    #[inline]
+    #[inline(always)]
     fn sides_of(&self, hash: u64) -> KeySides {
         let first = self.key(hash);
         let second = self.other_side(first);
@@ -611,7 +611,7 @@ impl<S: AsRef<[u8]>> ExpandingFilterIn<S> {
     /// has one, chosen without a branch: for a present key that is almost always its own entry,
     /// so its lookup costs one tail check. Only if that fails are all equal slots checked, and
     /// the stash only when it holds any.
-    #[inline]
+    #[inline(always)]
     fn holds(&self, key: &KeySides) -> bool {
         let KeySides {
             sides: [first, second],
@@ -621,9 +621,9 @@ impl<S: AsRef<[u8]>> ExpandingFilterIn<S> {
         let (first_probe, second_probe) =
             (self.segments.probe(first_bucket, broadcast), self.segments.probe(second_bucket, broadcast));
         if (first_probe.equal | second_probe.equal) != 0 {
-            let first = (first_probe, self.bits_past(&first, first_level) as u32);
-            let second = (second_probe, self.bits_past(&second, second_level) as u32);
-            let (probe, key_bits) = Probe::either(first, second);
+            let first = (self.segments.tails(first_probe), self.bits_past(&first, first_level) as u32);
+            let second = (self.segments.tails(second_probe), self.bits_past(&second, second_level) as u32);
+            let (probe, key_bits) = Probed::either(first, second);
             if self.segments.lowest_holds(probe, key_bits)
                 || self.segments.probe_holds(first.0, first.1)
                 || self.segments.probe_holds(second.0, second.1)

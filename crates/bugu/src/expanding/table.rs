@@ -11,6 +11,8 @@
 //! at level `L` is the low `m + L` bits of its address bits. Those numbers order the split
 //! pointer; [`Segments`] says where each bucket is stored.
 
+use std::marker::PhantomData;
+
 use crate::table::alloc::{AllocFailed, zeroed_buffer};
 
 /// Slots per bucket.
@@ -311,18 +313,54 @@ impl Segments<Vec<u8>> {
     /// Writes the four entries of `bucket`.
     pub(super) fn set_bucket(&mut self, bucket: usize, entries: [u32; SLOTS]) {
         let Widths { fingerprint, tail } = self.widths;
-        let (mut prints, mut tails) = (0u64, 0u64);
+        let mut words = Words { prints: 0, tails: 0 };
         for (slot, entry) in entries.into_iter().enumerate() {
             let (print, field) = self.widths.unpack(entry);
-            prints |= u64::from(print) << (slot as u32 * fingerprint);
-            tails |= u64::from(field) << (slot as u32 * (tail + 1));
+            words.prints |= u64::from(print) << (slot as u32 * fingerprint);
+            words.tails |= u64::from(field) << (slot as u32 * (tail + 1));
         }
+        self.write_words(bucket, words);
+    }
+
+    /// Writes a whole bucket from its two words, as [`read`](Segments::read) gives them.
+    #[inline]
+    fn write_words(&mut self, bucket: usize, words: Words) {
         let bucket_bits = SLOTS as u32 * self.widths.entry();
         self.write_bits(
             bucket,
             (1u128 << bucket_bits) - 1,
-            u128::from(prints) | u128::from(tails) << self.tails_at,
+            u128::from(words.prints) | u128::from(words.tails) << self.tails_at,
         );
+    }
+
+    /// Splits `low` between itself and `sibling`, an empty bucket: each entry goes to the
+    /// bucket the lowest bit of its tail names, and drops that bit; an entry whose tail holds
+    /// no bit goes to both, as twins. Entries keep their slots, so nothing is searched or
+    /// moved within a bucket. Returns the number of twins made.
+    pub(super) fn split_bucket(&mut self, low: usize, sibling: usize) -> usize {
+        let Widths { fingerprint, tail } = self.widths;
+        let words = self.read(low);
+        let (mut stay, mut go) = (Words { prints: 0, tails: 0 }, Words { prints: 0, tails: 0 });
+        let mut twins = 0;
+        for slot in 0..SLOTS as u32 {
+            let (print_at, field_at) = (slot * fingerprint, slot * (tail + 1));
+            let field = (words.tails >> field_at) & u64::from(self.field_mask);
+            let print = words.prints & (((1u64 << fingerprint) - 1) << print_at);
+            if field == 1 {
+                twins += 1;
+                for half in [&mut stay, &mut go] {
+                    half.prints |= print;
+                    half.tails |= 1 << field_at;
+                }
+            } else if field != 0 {
+                let half = if field & 1 == 0 { &mut stay } else { &mut go };
+                half.prints |= print;
+                half.tails |= (field >> 1) << field_at;
+            }
+        }
+        self.write_words(low, stay);
+        self.write_words(sibling, go);
+        twins
     }
 
     /// Writes one slot of `bucket`, leaving the others as they are.
@@ -456,7 +494,9 @@ impl<S: AsRef<[u8]>> Segments<S> {
         // start of each of its buckets below `readable`: an owned buffer has every bucket from
         // its first to the next part's, then the padding; a borrowed slice its buckets in use,
         // then `span` bytes from the last one's start.
-        self.origins[part].wrapping_add(bucket * self.bucket_bytes)
+        // SAFETY: `part < origins.len()`: parts `0..origins.len()` hold every bucket below
+        // `readable` (`set_origins`, `borrowed`), and the bucket is below it (asserted above).
+        unsafe { *self.origins.get_unchecked(part) }.wrapping_add(bucket * self.bucket_bytes)
     }
 
     /// Asks the CPU to start loading `bucket`'s bytes (a hint; nothing is read): the lines of
@@ -522,23 +562,36 @@ impl<S: AsRef<[u8]>> Segments<S> {
         self.lanes.ones * u64::from(fingerprint)
     }
 
-    /// `bucket` compared with a fingerprint `broadcast` carries in every lane:
-    /// the top bit of each lane whose fingerprint equals it, and the bucket's tail fields. The
-    /// lanes are compared together: adding each lane's low bits to all-ones-but-the-top carries
-    /// into the top bit exactly when a low bit is set, and no carry crosses a lane.
+    /// `bucket` compared with a fingerprint `broadcast` carries in every lane: the top bit of
+    /// each lane whose fingerprint equals it. The lanes are compared together: adding each
+    /// lane's low bits to all-ones-but-the-top carries into the top bit exactly when a low bit
+    /// is set, and no carry crosses a lane. The tails are read later, and only if a lookup
+    /// needs them ([`tails`](Self::tails)): an absent key's rarely does.
     #[inline]
-    pub(super) fn probe(&self, bucket: usize, broadcast: u64) -> Probe {
+    pub(super) fn probe(&self, bucket: usize, broadcast: u64) -> Probe<'_> {
         let Lanes { tops, all, .. } = self.lanes;
-        let Words { prints, tails } = self.read(bucket);
+        let window = self.window(bucket);
+        // SAFETY: the window of a bucket, from `window`: its `span` bytes are readable, and the
+        // first 8 of them hold its fingerprints.
+        let prints = u64::from_le(unsafe { window.cast::<u64>().read_unaligned() }) & all;
         let difference = prints ^ broadcast;
         let lows = all & !tops;
         let nonzero = ((difference & lows) + lows) | difference;
-        Probe { equal: !nonzero & tops, tails }
+        Probe { equal: !nonzero & tops, window, table: PhantomData }
+    }
+
+    /// A probed bucket's tail fields beside its equal lanes.
+    #[inline]
+    pub(super) fn tails(&self, probe: Probe<'_>) -> Probed {
+        // SAFETY: `probe.window` came from `window` on this table, under the shared borrow
+        // `Probe<'_>` carries, so the bytes are still there and unchanged.
+        let (_, tails) = unsafe { self.words_at(probe.window) };
+        Probed { equal: probe.equal, tails: (tails >> self.tails_shift) & self.tails_mask }
     }
 
     /// The tail field of the slot whose fingerprint lane has its top bit at `top`.
     #[inline]
-    fn tail_of_lane(&self, probe: Probe, top: u32) -> u32 {
+    fn tail_of_lane(&self, probe: Probed, top: u32) -> u32 {
         let shift = self.tail_shift_of_lane_top[top as usize & 63];
         (probe.tails >> shift) as u32 & self.field_mask
     }
@@ -547,13 +600,13 @@ impl<S: AsRef<[u8]>> Segments<S> {
     /// `key_bits` (the key's address bits past the bucket's level) extend: the one check a
     /// present key almost always needs, without a branch.
     #[inline]
-    pub(super) fn lowest_holds(&self, probe: Probe, key_bits: u32) -> bool {
+    pub(super) fn lowest_holds(&self, probe: Probed, key_bits: u32) -> bool {
         (probe.equal != 0) & tail_matches(self.tail_of_lane(probe, probe.equal.trailing_zeros()), key_bits)
     }
 
     /// Whether any slot of a probed bucket holds the fingerprint and a tail that `key_bits`
     /// extend.
-    pub(super) fn probe_holds(&self, probe: Probe, key_bits: u32) -> bool {
+    pub(super) fn probe_holds(&self, probe: Probed, key_bits: u32) -> bool {
         let mut equal = probe.equal;
         while equal != 0 {
             if tail_matches(self.tail_of_lane(probe, equal.trailing_zeros()), key_bits) {
@@ -605,23 +658,34 @@ pub(super) struct Words {
     tails: u64,
 }
 
-/// A bucket compared with a fingerprint ([`Segments::probe`]).
+/// A bucket compared with a fingerprint ([`Segments::probe`]), its tails not read yet; it
+/// borrows the table, whose bytes it reads them from.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Probe {
+pub(super) struct Probe<'a> {
+    /// The top bit of each fingerprint lane holding the fingerprint.
+    pub(super) equal: u64,
+    /// The bucket's window ([`Segments::window`]).
+    window: *mut u8,
+    table: PhantomData<&'a [u8]>,
+}
+
+/// A probed bucket with its tail fields ([`Segments::tails`]).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Probed {
     /// The top bit of each fingerprint lane holding the fingerprint.
     pub(super) equal: u64,
     /// The bucket's four tail fields.
     tails: u64,
 }
 
-impl Probe {
+impl Probed {
     /// The first probe if it found an equal fingerprint, else the second, with its key bits:
     /// chosen with masks, not a branch, as which of a present key's buckets holds it is a coin
     /// toss.
     #[inline]
-    pub(super) fn either(first: (Probe, u32), second: (Probe, u32)) -> (Probe, u32) {
+    pub(super) fn either(first: (Probed, u32), second: (Probed, u32)) -> (Probed, u32) {
         let pick = u64::from(first.0.equal != 0).wrapping_neg();
-        let probe = Probe {
+        let probe = Probed {
             equal: first.0.equal & pick | second.0.equal & !pick,
             tails: first.0.tails & pick | second.0.tails & !pick,
         };

@@ -303,12 +303,15 @@ fn the_bound_is_the_expected_number_of_matches() {
 }
 
 /// At the start of each level (the split pointer back at 0), `D` doublings after a table of
-/// `n0` buckets first filled, the entries inserted at each level weigh `3.6 n0 2^-t` together,
-/// so the bound is `8 x 0.9 x (D + 1) x 2^-(f + t)`, the formula the builder sizes widths by
+/// `n0` buckets first filled, the entries inserted at each level weigh `4 x load x n0 2^-t`
+/// together, so the bound is `8 x load x (D + 1) x 2^-(f + t)`, the formula the builder sizes
+/// widths by
 /// (the table starts at exactly `n0` buckets here, so none of the first round is split yet).
 #[test]
 fn the_bound_after_d_doublings_is_the_formula() {
-    let mut filter = ExpandingFilter::builder().initial_capacity(921).max_items(1 << 30).build().unwrap();
+    // The most items 256 buckets hold at the load.
+    let items = (256.0 * SLOTS as f64 * MAX_LOAD) as usize;
+    let mut filter = ExpandingFilter::builder().initial_capacity(items).max_items(1 << 30).build().unwrap();
     assert_eq!((filter.base_bits, filter.split), (8, 0), "256 buckets, none split");
     let widths = filter.widths;
     let mut checked = 0;

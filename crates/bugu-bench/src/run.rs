@@ -70,7 +70,7 @@ struct Lane<'k, K> {
     kind: Kind,
     filter: Option<Box<dyn Contender<K> + 'k>>,
     failed: Vec<usize>,
-    /// The halves to delete and to keep, when inserts failed; otherwise the shared split.
+    /// The halves to delete and to keep, when inserts failed; otherwise the keys split in place.
     own_split: Option<(Vec<K>, Vec<K>)>,
     insert_times: Vec<Duration>,
     lookup_times: [Vec<Duration>; 3],
@@ -87,10 +87,13 @@ impl<K> Lane<'_, K> {
 }
 
 /// The stored keys split into the half to delete and the half to keep. Lanes without failed
-/// inserts (the usual case) share one split: at 10^8 keys a copy per filter would cost gigabytes.
-fn split<'a, K>(own: &'a Option<(Vec<K>, Vec<K>)>, shared: &'a (Vec<K>, Vec<K>)) -> (&'a [K], &'a [K]) {
-    let (delete, keep) = own.as_ref().unwrap_or(shared);
-    (delete, keep)
+/// inserts (the usual case) split the workload's keys in place, as [`split_for_delete`] would
+/// with no failure: at 10^8 keys a copy would cost a gigabyte, a copy per filter gigabytes.
+fn split<'a, K>(own: &'a Option<(Vec<K>, Vec<K>)>, keys: &'a [K]) -> (&'a [K], &'a [K]) {
+    match own {
+        Some((delete, keep)) => (delete, keep),
+        None => keys.split_at(keys.len() / 2),
+    }
 }
 
 /// Runs every kind through `workload`, each timed phase `repeats` times (at least once),
@@ -147,13 +150,12 @@ pub fn measure_with<'k, K: Key + 'k>(
 
     // No false negatives: every key whose insert succeeded must be found. The stored keys are
     // split into the half that gets deleted and the half that must survive the deletes.
-    let shared = split_for_delete(keys, &[]);
     let mut false_negatives = Vec::with_capacity(lanes.len());
     for lane in &mut lanes {
         if !lane.failed.is_empty() {
             lane.own_split = Some(split_for_delete(keys, &lane.failed));
         }
-        let (delete, keep) = split(&lane.own_split, &shared);
+        let (delete, keep) = split(&lane.own_split, keys);
         let filter = lane.filter();
         false_negatives.push(filter.count_absent(delete) + filter.count_absent(keep));
         lane.memory_bytes = filter.memory_bytes();
@@ -177,7 +179,7 @@ pub fn measure_with<'k, K: Key + 'k>(
     for repeat in 0..repeats {
         eprintln!("  delete, repeat {}/{repeats}", repeat + 1);
         for lane in &mut lanes {
-            let (delete, _) = split(&lane.own_split, &shared);
+            let (delete, _) = split(&lane.own_split, keys);
             let filter = lane.filter.as_mut().expect("built in the insert phase");
             let (elapsed, missing) = clock.time(|| filter.remove_all(delete));
             let Some(missing) = missing else { continue };
@@ -193,7 +195,7 @@ pub fn measure_with<'k, K: Key + 'k>(
         .into_iter()
         .zip(false_negatives)
         .map(|(lane, false_negatives)| {
-            let (delete, keep) = split(&lane.own_split, &shared);
+            let (delete, keep) = split(&lane.own_split, keys);
             let filter = lane.filter();
             let ns = |times: &[Duration], ops: usize| ns_per_op(median(times), ops);
             Measurement {
@@ -259,6 +261,15 @@ mod tests {
         }
         fn remove_all(&mut self, keys: &[u64]) -> Option<usize> {
             Some(keys.iter().filter(|key| !self.set.remove(key)).count())
+        }
+    }
+
+    #[test]
+    fn the_split_in_place_is_the_split_without_failures() {
+        for n in [0, 1, 7, 10] {
+            let keys = u64_keys(2, 0, n);
+            let (delete, keep) = split_for_delete(&keys, &[]);
+            assert_eq!(split(&None, &keys), (&delete[..], &keep[..]), "{n} keys");
         }
     }
 

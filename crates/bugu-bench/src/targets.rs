@@ -114,20 +114,28 @@ pub struct RatioRow<'a> {
     pub value: Option<f64>,
     /// The ratio in each round, in round order.
     pub per_round: Vec<f64>,
+    /// Why there is no value, if there is none for a known reason ("row skipped"): printed as
+    /// `n/a (reason)` in the value cell and as the verdict of a target naming the ratio, which
+    /// then counts as neither met nor missed. Without a reason such a target is "not measured".
+    pub unmeasured: Option<&'a str>,
+}
+
+impl RatioRow<'_> {
+    /// What the value cell and, under a target, the verdict say of a ratio without a value.
+    fn absent(&self) -> String {
+        self.unmeasured.map_or_else(|| "n/a".to_string(), |reason| format!("n/a ({reason})"))
+    }
 }
 
 /// The verdict of one row: `words[0]` (met) or `words[1]` (missed) where a target names it and
-/// it was measured.
-fn verdict<'w>(row: &RatioRow<'_>, target: Option<&Target>, words: [&'w str; 2]) -> &'w str {
+/// it was measured; "n/a (reason)" or "not measured" where a target names it and it was not.
+fn verdict(row: &RatioRow<'_>, target: Option<&Target>, words: [&str; 2]) -> String {
     match (target, row.value) {
-        (None, _) => "",
-        (Some(_), None) => "not measured",
+        (None, _) => String::new(),
+        (Some(_), None) if row.unmeasured.is_some() => row.absent(),
+        (Some(_), None) => "not measured".to_string(),
         (Some(target), Some(value)) => {
-            if target.met(value, &row.per_round) {
-                words[0]
-            } else {
-                words[1]
-            }
+            if target.met(value, &row.per_round) { words[0] } else { words[1] }.to_string()
         }
     }
 }
@@ -147,7 +155,7 @@ pub fn table_worded(rows: &[RatioRow<'_>], targets: &[Target], words: [&str; 2])
         let target = targets.iter().find(|t| t.name == row.name);
         let verdict = verdict(row, target, words);
         met += usize::from(verdict == words[0]);
-        let value = row.value.map_or_else(|| "n/a".to_string(), |v| format!("{v:.2}"));
+        let value = row.value.map_or_else(|| row.absent(), |v| format!("{v:.2}"));
         let per_round: Vec<String> = row.per_round.iter().map(|r| format!("{r:.2}")).collect();
         let _ = writeln!(
             out,
@@ -187,7 +195,13 @@ mod tests {
 
     #[test]
     fn verdicts_follow_the_medians_and_if_asked_every_round() {
-        let row = |name, value| RatioRow { name, label: "a / b", value, per_round: vec![0.4, 0.6] };
+        let row = |name, value| RatioRow {
+            name,
+            label: "a / b",
+            value,
+            per_round: vec![0.4, 0.6],
+            unmeasured: None,
+        };
         let targets: Vec<Target> =
             ["x<=0.5", "y<=0.5:every-round", "z>=2"].iter().map(|t| t.parse().unwrap()).collect();
         let (text, met) =
@@ -200,12 +214,22 @@ mod tests {
         );
         assert!(text.contains("| a / b (`z`) | n/a | 0.40, 0.60 | >= 2.00 | not measured |"), "{text}");
         assert!(text.contains("| a / b (`w`) | 1.00 | 0.40, 0.60 |  |  |"), "{text}");
-        let (text, met) =
-            table_worded(&[row("x", Some(0.5)), row("y", Some(0.5))], &targets, ["met", "missed"]);
+        let skipped = |name| RatioRow { unmeasured: Some("row skipped"), ..row(name, None) };
+        let (text, met) = table_worded(
+            &[row("x", Some(0.5)), row("y", Some(0.5)), skipped("z"), skipped("w")],
+            &targets,
+            ["met", "missed"],
+        );
         assert_eq!(met, 1);
         assert!(
             text.contains("| <= 0.50 | met |") && text.contains("(and in every round) | missed |"),
             "{text}"
         );
+        // A ratio without a value for a stated reason says so, and is neither met nor missed.
+        assert!(
+            text.contains("(`z`) | n/a (row skipped) | 0.40, 0.60 | >= 2.00 | n/a (row skipped) |"),
+            "{text}"
+        );
+        assert!(text.contains("(`w`) | n/a (row skipped) | 0.40, 0.60 |  |  |"), "{text}");
     }
 }

@@ -7,7 +7,7 @@
 
 use std::hint::black_box;
 
-use crate::growth::profile::{TimedFill, bits_per_item, nanos};
+use crate::growth::profile::{TimedFill, bits_per_item, lower, nanos};
 use crate::timing::Clock;
 use crate::workload::Key;
 
@@ -66,22 +66,27 @@ pub trait Contender<K: Key> {
         keys.iter().filter(|key| !self.contains(key)).count()
     }
 
-    /// Inserts `keys` one at a time, each insert timed on its own by `clock`, and after the
-    /// `size`-th insert for each `size` in `sizes` samples [`memory_bytes`](Self::memory_bytes)
-    /// (outside the timed calls): one fill of the growth benchmark's per-insert figures.
-    fn insert_timed(&mut self, keys: &[K], clock: Clock, sizes: &[usize]) -> TimedFill {
-        let mut times_ns = Vec::with_capacity(keys.len());
+    /// Inserts `keys` one at a time, each insert timed on its own by `clock` and `least[i]`
+    /// [`lower`]ed to the time of insert `i`, and after the `size`-th insert for each `size` in
+    /// `sizes` (sorted, distinct) samples [`memory_bytes`](Self::memory_bytes) (outside the timed calls):
+    /// one fill of the growth benchmark's per-insert figures ([`InsertProfile::from_fills`]).
+    ///
+    /// [`InsertProfile::from_fills`]: crate::growth::profile::InsertProfile::from_fills
+    fn insert_timed(&mut self, keys: &[K], clock: Clock, sizes: &[usize], least: &mut [u32]) -> TimedFill {
+        assert_eq!(least.len(), keys.len(), "one least time per key");
         let mut bits_at = Vec::with_capacity(sizes.len());
-        let mut failed = 0;
-        for (i, key) in keys.iter().enumerate() {
+        let mut next = sizes.iter().copied().peekable();
+        let (mut max_ns, mut failed) = (0, 0);
+        for ((i, key), least) in keys.iter().enumerate().zip(least) {
             let (elapsed, refused) = clock.time(|| self.insert_all(std::slice::from_ref(key)));
-            times_ns.push(nanos(elapsed));
+            lower(least, elapsed);
+            max_ns = max_ns.max(nanos(elapsed));
             failed += refused.len();
-            if sizes.contains(&(i + 1)) {
+            if next.next_if_eq(&(i + 1)).is_some() {
                 bits_at.push((i + 1, bits_per_item(self.memory_bytes(), i + 1)));
             }
         }
-        TimedFill { times_ns, bits_at, failed }
+        TimedFill { max_ns, bits_at, failed }
     }
 
     /// Removes one copy of each key; returns how many were not found, or `None` if the filter

@@ -25,24 +25,33 @@ pub struct RowSettings {
 }
 
 /// The rows, each tagged by a `Kind` the harness carries through (it only uses the tag to call
-/// `build` and to label the row, which [`Row::label`] replaces).
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// `build` and to label the row, which [`Row::label`] replaces). Each has a short, stable name
+/// on the command line (`--skip chain,scalable`): [`Row::name`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Row {
     /// `CuckooFilter` sized for all the keys.
+    #[value(name = "pre-sized")]
     PreSized,
     /// The same, through the batch entry points.
+    #[value(name = "pre-sized-batched")]
     PreSizedBatched,
     /// `GrowableFilter`, the chain.
+    #[value(name = "chain")]
     Growable,
     /// The chain, batched.
+    #[value(name = "chain-batched")]
     GrowableBatched,
-    /// `ExpandingFilter`.
+    /// `ExpandingFilter`, the one-table filter.
+    #[value(name = "expanding")]
     Expanding,
     /// `ExpandingFilter`, batched.
+    #[value(name = "expanding-batched")]
     ExpandingBatched,
     /// `qfilter` resizeable, with the expanding filter's declared maximum.
+    #[value(name = "qfilter")]
     QFilter,
     /// `scalable_cuckoo_filter`.
+    #[value(name = "scalable")]
     Scalable,
 }
 
@@ -81,6 +90,21 @@ impl Row {
     /// Whether the row goes through the batch entry points.
     pub fn batched(self) -> bool {
         matches!(self, Row::PreSizedBatched | Row::GrowableBatched | Row::ExpandingBatched)
+    }
+
+    /// The row's short name on the command line (`pre-sized`, `chain`, `expanding-batched`, ...).
+    /// The same names `--skip` parses (a test holds them together).
+    pub fn name(self) -> &'static str {
+        match self {
+            Row::PreSized => "pre-sized",
+            Row::PreSizedBatched => "pre-sized-batched",
+            Row::Growable => "chain",
+            Row::GrowableBatched => "chain-batched",
+            Row::Expanding => "expanding",
+            Row::ExpandingBatched => "expanding-batched",
+            Row::QFilter => "qfilter",
+            Row::Scalable => "scalable",
+        }
     }
 
     /// The row label.
@@ -229,5 +253,23 @@ impl<F: Filter + FilterMut, K: Key> Contender<K> for Bugu<F> {
 
     fn remove_all(&mut self, keys: &[K]) -> Option<usize> {
         Some(keys.iter().filter(|key| !self.filter.remove(*key)).count())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::ValueEnum;
+
+    use super::*;
+
+    #[test]
+    fn every_row_is_parsed_from_its_name() {
+        for row in ROWS {
+            assert_eq!(Row::from_str(row.name(), false), Ok(row), "{row:?}");
+            assert_eq!(Row::of(row.kind()), row);
+        }
+        assert_eq!(Row::value_variants(), ROWS, "ROWS lists every row, in table order");
+        assert_eq!(Row::from_str("chain", false), Ok(Row::Growable));
+        assert!(Row::from_str("growable", false).is_err());
     }
 }

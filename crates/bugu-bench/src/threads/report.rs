@@ -177,6 +177,7 @@ impl SizeRun {
                 label: ratio.label,
                 value: self.ratio(ratio),
                 per_round: self.ratio_per_round(ratio),
+                unmeasured: None,
             })
             .collect();
         out.push_str(&targets::table(&rows, targets).0);

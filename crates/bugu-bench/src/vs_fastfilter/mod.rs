@@ -292,6 +292,7 @@ impl SizeRun {
                 label: ratio.label,
                 value: medians.as_ref().map(|m| ratio.of(m)),
                 per_round: self.rounds.iter().map(|r| ratio.of(&r.lineup)).collect(),
+                unmeasured: None,
             })
             .collect()
     }

@@ -306,6 +306,30 @@ fn the_golden_file_reads_back_and_rewrites_identically() {
     assert!(grown.is_empty());
 }
 
+/// `expanding_load90.bugu` was written by an earlier build, which held the table at 90% of its
+/// slots (20,000 items `item_0`.. grown from 100, seed 12, declared maximum 2^20): read by a
+/// build that holds less, it comes down to that load a few splits per insert, not in one pause.
+#[test]
+fn a_file_written_at_a_higher_load_comes_down_a_few_splits_per_insert() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/expanding_load90.bugu");
+    let mut filter = ExpandingFilter::from_bytes(&std::fs::read(&path).unwrap()).unwrap();
+    assert!(filter.load_factor() > 0.85, "written at 90%: {}", filter.load_factor());
+    let mut inserted = 0u64;
+    while filter.load_factor() > 0.8 {
+        let buckets = filter.bucket_count();
+        filter.insert(&format!("more_{inserted}")).unwrap();
+        inserted += 1;
+        assert!(filter.bucket_count() - buckets <= 4, "one insert split {}", filter.bucket_count() - buckets);
+        assert!(inserted < 1_000, "still at {} after {inserted} inserts", filter.load_factor());
+    }
+    for i in 0..20_000u64 {
+        assert!(filter.contains(&format!("item_{i}")), "item_{i}");
+    }
+    for i in 0..inserted {
+        assert!(filter.contains(&format!("more_{i}")), "more_{i}");
+    }
+}
+
 /// Kind 3 stores no hash id, so its files mean what they meant when written only because the
 /// expanding filter's hash function is pinned (id 2), not taken from the default: this fails if
 /// the filter ever follows another function.

@@ -15,6 +15,13 @@ const MAX_KICKS: usize = 500;
 /// stash drains.
 const STASH_TARGET: usize = 8;
 
+/// The most splits one insert makes to bring the entries under the load. One insert adds one
+/// entry (two when a split makes twins), and a split makes room for three, so one is nearly
+/// always enough; the rest serve a table read from a file written while a higher load was held
+/// (earlier builds held 90%), which then comes down to the load over its next inserts rather
+/// than in one pause of as many splits as it has buckets too few.
+const LOAD_SPLITS: usize = 4;
+
 /// The most extra splits one insert makes to drain the stash: splits cannot separate copies of
 /// one item, so a stash of those must not make an insert split without end.
 const STASH_SPLITS: usize = 16;
@@ -178,11 +185,12 @@ impl ExpandingFilter {
         entries > self.capacity()
     }
 
-    /// Splits buckets until entries are under the load, and more while the stash is long.
+    /// Splits buckets until entries are under the load (at most [`LOAD_SPLITS`] at a time), and
+    /// more while the stash is long.
     pub(super) fn grow(&mut self) {
         let mut split_any = false;
-        while self.over_load(self.entries) {
-            if !self.split_one() {
+        for _ in 0..LOAD_SPLITS {
+            if !self.over_load(self.entries) || !self.split_one() {
                 break;
             }
             split_any = true;

@@ -83,7 +83,7 @@ def test_memory_grown_against_reserved(start_server):
     ratio = usage["grown"] / usage["reserved"]
     print(f"MEMORY USAGE at 10^5 items: {usage}, one table grown / reserved {ratio:.2f}")
     assert usage["grown"] < usage["chain"], usage
-    assert ratio <= 1.3, usage
+    assert ratio <= 1.4, usage
 
 
 def test_memory_per_item_stays_bounded_through_growth(r):

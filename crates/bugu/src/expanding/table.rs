@@ -577,15 +577,17 @@ impl<S: AsRef<[u8]>> Segments<S> {
         let difference = prints ^ broadcast;
         let lows = all & !tops;
         let nonzero = ((difference & lows) + lows) | difference;
-        Probe { equal: !nonzero & tops, window, table: PhantomData }
+        // The tails word's 8 bytes start `tails_byte` into the window, inside its `span` bytes.
+        Probe { equal: !nonzero & tops, tails_word: window.wrapping_add(self.tails_byte), table: PhantomData }
     }
 
     /// A probed bucket's tail fields beside its equal lanes.
     #[inline]
     pub(super) fn tails(&self, probe: Probe<'_>) -> Probed {
-        // SAFETY: `probe.window` came from `window` on this table, under the shared borrow
-        // `Probe<'_>` carries, so the bytes are still there and unchanged.
-        let (_, tails) = unsafe { self.words_at(probe.window) };
+        // SAFETY: `probe.tails_word` points to 8 readable bytes of a bucket's window (`probe`),
+        // in the table that `Probe<'_>` borrows: its bytes are there and unchanged while it
+        // lives. Any bytes are a valid u64.
+        let tails = u64::from_le(unsafe { probe.tails_word.cast::<u64>().read_unaligned() });
         Probed { equal: probe.equal, tails: (tails >> self.tails_shift) & self.tails_mask }
     }
 
@@ -664,8 +666,8 @@ pub(super) struct Words {
 pub(super) struct Probe<'a> {
     /// The top bit of each fingerprint lane holding the fingerprint.
     pub(super) equal: u64,
-    /// The bucket's window ([`Segments::window`]).
-    window: *mut u8,
+    /// The first of the 8 bytes of the bucket's tails word, in the table borrowed for `'a`.
+    tails_word: *const u8,
     table: PhantomData<&'a [u8]>,
 }
 

@@ -1,0 +1,408 @@
+//! The native half of bugu's Java binding: the `static native` methods of `io.github.bugu.Native`,
+//! over the core's filters. A Java `CuckooFilter` holds a [`ConcurrentFilter`] and a
+//! `GrowableFilter` an [`AnyFilter`] (a chain of tables) behind a lock; each Java object keeps
+//! the address of its handle and makes sure no call uses it after `close`.
+//!
+//! Keys arrive as bytes (a `String` is encoded to UTF-8 on the Java side: JNI's own strings are
+//! "modified UTF-8", which is not UTF-8) or as a `long` (an `int` is widened first), hashed as
+//! its 8 bytes little-endian: one key, one meaning, as in every front end of bugu.
+
+mod handle;
+mod throw;
+
+use std::path::PathBuf;
+
+use bugu::persist::FilterKind;
+use bugu::{AnyFilter, ConcurrentFilter, CuckooFilter, GrowableFilter, InsertError, Persist};
+use jni::JNIEnv;
+use jni::objects::{JByteArray, JClass, JLongArray, JObjectArray, JString};
+use jni::sys::{JNI_FALSE, JNI_TRUE, jboolean, jbooleanArray, jbyteArray, jdouble, jint, jlong};
+
+use handle::{Handle, HashOps, Key};
+use throw::{Thrown, bugu_exception, guard, illegal_argument};
+
+/// What `insert` answers Java: stored, not stored (already present, for an add-if-absent), or
+/// no room (nothing changed).
+const STORED: jint = 1;
+const NOT_STORED: jint = 0;
+const NO_ROOM: jint = -1;
+
+/// The handle behind a Java object's address.
+///
+/// # Safety
+/// `handle` is 0 (refused) or an address from [`publish`] that `free` has not been given, and
+/// the Java object makes sure it is not given to `free` while this call runs.
+unsafe fn handle<'a>(handle: jlong) -> Result<&'a Handle, Thrown> {
+    // SAFETY: the caller promises 0 or a live handle.
+    unsafe { (handle as *const Handle).as_ref() }.ok_or_else(Thrown::closed)
+}
+
+/// A new handle's address, for the Java object to keep.
+fn publish(handle: Handle) -> jlong {
+    Box::into_raw(Box::new(handle)) as jlong
+}
+
+fn to_usize(value: jlong, what: &str) -> Result<usize, Thrown> {
+    usize::try_from(value).map_err(|_| illegal_argument(format!("{what} must be at least 0, got {value}")))
+}
+
+/// Stores an item as `insert` answers it.
+fn stored(ops: &mut dyn HashOps, key: Key<'_>, unique: bool) -> Result<jint, Thrown> {
+    let hash = ops.hash(key);
+    match ops.insert(hash, unique) {
+        Ok(true) => Ok(STORED),
+        Ok(false) => Ok(NOT_STORED),
+        Err(InsertError::OutOfMemory { bytes }) => Err(Thrown::out_of_memory(format!(
+            "bugu: {bytes} bytes for the filter's growth could not be allocated"
+        ))),
+        Err(_) => Ok(NO_ROOM),
+    }
+}
+
+fn flag(value: bool) -> jboolean {
+    if value { JNI_TRUE } else { JNI_FALSE }
+}
+
+/// A `CuckooFilter`: `fpr` or `bits` (the other 0; both 0 for the default rate).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_github_bugu_Native_newCuckoo(
+    mut env: JNIEnv<'_>,
+    _class: JClass<'_>,
+    capacity: jlong,
+    fpr: jdouble,
+    bits: jint,
+    bucket_size: jint,
+    seed: jlong,
+) -> jlong {
+    guard(&mut env, 0, |_| {
+        let mut builder = CuckooFilter::builder()
+            .capacity(to_usize(capacity, "the capacity")?)
+            .bucket_size(usize::try_from(bucket_size).unwrap_or(0))
+            .seed(seed as u64);
+        match (fpr, bits) {
+            (0.0, 0) => {}
+            (rate, 0) => builder = builder.false_positive_rate(rate),
+            (0.0, bits) => builder = builder.fingerprint_bits(u32::try_from(bits).unwrap_or(0)),
+            _ => return Err(illegal_argument("set a false-positive rate or fingerprint bits, not both")),
+        }
+        let filter = builder.build_concurrent().map_err(illegal_argument)?;
+        Ok(publish(Handle::Shared(filter)))
+    })
+}
+
+/// A `GrowableFilter`: a chain of tables from `initial_capacity`, under `fpr` at every size.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_github_bugu_Native_newGrowable(
+    mut env: JNIEnv<'_>,
+    _class: JClass<'_>,
+    initial_capacity: jlong,
+    fpr: jdouble,
+    seed: jlong,
+) -> jlong {
+    guard(&mut env, 0, |_| {
+        let filter = GrowableFilter::builder()
+            .initial_capacity(to_usize(initial_capacity, "the initial capacity")?)
+            .false_positive_rate(fpr)
+            .seed(seed as u64)
+            .build()
+            .map_err(illegal_argument)?;
+        Ok(publish(Handle::Locked(AnyFilter::from(filter).into())))
+    })
+}
+
+/// Frees a handle (the Java object calls this once, when no call uses it).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_github_bugu_Native_free(
+    mut env: JNIEnv<'_>,
+    _class: JClass<'_>,
+    handle: jlong,
+) {
+    guard(&mut env, (), |_| {
+        if handle != 0 {
+            // SAFETY: the Java object gives its address here once, after its last call returned.
+            drop(unsafe { Box::from_raw(handle as *mut Handle) });
+        }
+        Ok(())
+    });
+}
+
+/// Runs `op` on a key given as bytes.
+fn on_bytes<T>(
+    env: &mut JNIEnv<'_>,
+    fallback: T,
+    filter: jlong,
+    key: &JByteArray<'_>,
+    op: impl FnOnce(&mut dyn HashOps, Key<'_>) -> Result<T, Thrown>,
+) -> T {
+    guard(env, fallback, |env| {
+        let bytes = env.convert_byte_array(key)?;
+        // SAFETY: the Java object passes its live handle and keeps it live during the call.
+        unsafe { handle(filter) }?.with(|ops| op(ops, Key::Bytes(&bytes)))
+    })
+}
+
+/// Runs `op` on a key given as a `long`.
+fn on_long<T>(
+    env: &mut JNIEnv<'_>,
+    fallback: T,
+    filter: jlong,
+    key: jlong,
+    op: impl FnOnce(&mut dyn HashOps, Key<'_>) -> Result<T, Thrown>,
+) -> T {
+    guard(env, fallback, |_| {
+        // SAFETY: as in `on_bytes`.
+        unsafe { handle(filter) }?.with(|ops| op(ops, Key::Long(key)))
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_github_bugu_Native_insertBytes(
+    mut env: JNIEnv<'_>,
+    _class: JClass<'_>,
+    filter: jlong,
+    key: JByteArray<'_>,
+    unique: jboolean,
+) -> jint {
+    on_bytes(&mut env, NO_ROOM, filter, &key, |ops, key| stored(ops, key, unique != JNI_FALSE))
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_github_bugu_Native_insertLong(
+    mut env: JNIEnv<'_>,
+    _class: JClass<'_>,
+    filter: jlong,
+    key: jlong,
+    unique: jboolean,
+) -> jint {
+    on_long(&mut env, NO_ROOM, filter, key, |ops, key| stored(ops, key, unique != JNI_FALSE))
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_github_bugu_Native_containsBytes(
+    mut env: JNIEnv<'_>,
+    _class: JClass<'_>,
+    filter: jlong,
+    key: JByteArray<'_>,
+) -> jboolean {
+    on_bytes(&mut env, JNI_FALSE, filter, &key, |ops, key| Ok(flag(ops.contains(ops.hash(key)))))
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_github_bugu_Native_containsLong(
+    mut env: JNIEnv<'_>,
+    _class: JClass<'_>,
+    filter: jlong,
+    key: jlong,
+) -> jboolean {
+    on_long(&mut env, JNI_FALSE, filter, key, |ops, key| Ok(flag(ops.contains(ops.hash(key)))))
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_github_bugu_Native_deleteBytes(
+    mut env: JNIEnv<'_>,
+    _class: JClass<'_>,
+    filter: jlong,
+    key: JByteArray<'_>,
+) -> jboolean {
+    on_bytes(&mut env, JNI_FALSE, filter, &key, |ops, key| {
+        let hash = ops.hash(key);
+        Ok(flag(ops.remove(hash)))
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_github_bugu_Native_deleteLong(
+    mut env: JNIEnv<'_>,
+    _class: JClass<'_>,
+    filter: jlong,
+    key: jlong,
+) -> jboolean {
+    on_long(&mut env, JNI_FALSE, filter, key, |ops, key| {
+        let hash = ops.hash(key);
+        Ok(flag(ops.remove(hash)))
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_github_bugu_Native_countBytes(
+    mut env: JNIEnv<'_>,
+    _class: JClass<'_>,
+    filter: jlong,
+    key: JByteArray<'_>,
+) -> jint {
+    on_bytes(&mut env, 0, filter, &key, |ops, key| Ok(saturate(ops.count(ops.hash(key)))))
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_github_bugu_Native_countLong(
+    mut env: JNIEnv<'_>,
+    _class: JClass<'_>,
+    filter: jlong,
+    key: jlong,
+) -> jint {
+    on_long(&mut env, 0, filter, key, |ops, key| Ok(saturate(ops.count(ops.hash(key)))))
+}
+
+fn saturate(count: usize) -> jint {
+    jint::try_from(count).unwrap_or(jint::MAX)
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_github_bugu_Native_size(
+    mut env: JNIEnv<'_>,
+    _class: JClass<'_>,
+    filter: jlong,
+) -> jlong {
+    guard(&mut env, 0, |_| {
+        // SAFETY: as in `on_bytes`.
+        Ok(unsafe { handle(filter) }?.with(|ops| jlong::try_from(ops.len()).unwrap_or(jlong::MAX)))
+    })
+}
+
+/// Looks up (or, with `insert`, stores) every `long` of `keys` in one native call; each answer
+/// as a `boolean`.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_github_bugu_Native_longs(
+    mut env: JNIEnv<'_>,
+    _class: JClass<'_>,
+    filter: jlong,
+    keys: JLongArray<'_>,
+    insert: jboolean,
+) -> jbooleanArray {
+    guard(&mut env, std::ptr::null_mut(), |env| {
+        let len = env.get_array_length(&keys)?;
+        let mut values = vec![0; usize::try_from(len).unwrap_or(0)];
+        env.get_long_array_region(&keys, 0, &mut values)?;
+        // SAFETY: as in `on_bytes`.
+        let answers = unsafe { handle(filter) }?
+            .with(|ops| answer_all(ops, values.iter().map(|&value| Key::Long(value)), insert != JNI_FALSE))?;
+        booleans(env, &answers)
+    })
+}
+
+/// [`Java_io_github_bugu_Native_longs`] for keys given as `byte[]`s (a `String[]` is encoded on
+/// the Java side); a `null` element is refused before anything is looked up or stored.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_github_bugu_Native_byteArrays(
+    mut env: JNIEnv<'_>,
+    _class: JClass<'_>,
+    filter: jlong,
+    keys: JObjectArray<'_>,
+    insert: jboolean,
+) -> jbooleanArray {
+    guard(&mut env, std::ptr::null_mut(), |env| {
+        let len = env.get_array_length(&keys)?;
+        let mut all = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+        for index in 0..len {
+            let element = JByteArray::from(env.get_object_array_element(&keys, index)?);
+            if element.is_null() {
+                return Err(Thrown::null_pointer(format!("key {index} of the batch is null")));
+            }
+            all.push(env.convert_byte_array(&element)?);
+            env.delete_local_ref(element)?;
+        }
+        // SAFETY: as in `on_bytes`.
+        let answers = unsafe { handle(filter) }?
+            .with(|ops| answer_all(ops, all.iter().map(|bytes| Key::Bytes(bytes)), insert != JNI_FALSE))?;
+        booleans(env, &answers)
+    })
+}
+
+fn answer_all<'k>(
+    ops: &mut dyn HashOps,
+    keys: impl Iterator<Item = Key<'k>>,
+    insert: bool,
+) -> Result<Vec<jboolean>, Thrown> {
+    keys.map(|key| {
+        if insert {
+            stored(ops, key, false).map(|answer| flag(answer == STORED))
+        } else {
+            Ok(flag(ops.contains(ops.hash(key))))
+        }
+    })
+    .collect()
+}
+
+fn booleans(env: &mut JNIEnv<'_>, answers: &[jboolean]) -> Result<jbooleanArray, Thrown> {
+    let len =
+        jint::try_from(answers.len()).map_err(|_| illegal_argument("a batch of more than 2^31 keys"))?;
+    let array = env.new_boolean_array(len)?;
+    env.set_boolean_array_region(&array, 0, answers)?;
+    Ok(array.into_raw())
+}
+
+/// The filter's bytes in bugu's persistent format.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_github_bugu_Native_toBytes(
+    mut env: JNIEnv<'_>,
+    _class: JClass<'_>,
+    filter: jlong,
+) -> jbyteArray {
+    guard(&mut env, std::ptr::null_mut(), |env| {
+        // SAFETY: as in `on_bytes`.
+        let bytes = unsafe { handle(filter) }?.to_bytes();
+        Ok(env.byte_array_from_slice(&bytes)?.into_raw())
+    })
+}
+
+/// Writes the filter to a file atomically.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_github_bugu_Native_save(
+    mut env: JNIEnv<'_>,
+    _class: JClass<'_>,
+    filter: jlong,
+    path: JString<'_>,
+) {
+    guard(&mut env, (), |env| {
+        let path = PathBuf::from(String::from(env.get_string(&path)?));
+        // SAFETY: as in `on_bytes`.
+        unsafe { handle(filter) }?
+            .save(&path)
+            .map_err(|error| bugu_exception(format!("{}: {error}", path.display())))
+    });
+}
+
+/// A filter of the Java class's kind from bytes (`growable` for a `GrowableFilter`).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_github_bugu_Native_fromBytes(
+    mut env: JNIEnv<'_>,
+    _class: JClass<'_>,
+    bytes: JByteArray<'_>,
+    growable: jboolean,
+) -> jlong {
+    guard(&mut env, 0, |env| {
+        let bytes = env.convert_byte_array(&bytes)?;
+        read(&bytes, growable != JNI_FALSE).map(publish)
+    })
+}
+
+/// A filter of the Java class's kind from a file.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_github_bugu_Native_load(
+    mut env: JNIEnv<'_>,
+    _class: JClass<'_>,
+    path: JString<'_>,
+    growable: jboolean,
+) -> jlong {
+    guard(&mut env, 0, |env| {
+        let path = PathBuf::from(String::from(env.get_string(&path)?));
+        let bytes =
+            std::fs::read(&path).map_err(|error| bugu_exception(format!("{}: {error}", path.display())))?;
+        read(&bytes, growable != JNI_FALSE).map(publish)
+    })
+}
+
+/// A handle from a filter's bytes: a fixed filter for a `CuckooFilter`, a filter that grows for a
+/// `GrowableFilter`.
+fn read(bytes: &[u8], growable: bool) -> Result<Handle, Thrown> {
+    if !growable {
+        return ConcurrentFilter::from_bytes(bytes).map(Handle::Shared).map_err(bugu_exception);
+    }
+    let filter = AnyFilter::from_bytes(bytes).map_err(bugu_exception)?;
+    if filter.kind() == FilterKind::Cuckoo {
+        return Err(bugu_exception(
+            "these bytes hold a fixed-size filter: read them with CuckooFilter.fromByteArray",
+        ));
+    }
+    Ok(Handle::Locked(filter.into()))
+}

@@ -3,7 +3,10 @@
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use bugu::{AnyFilter, ConcurrentFilter, Filter, FilterMut, InsertError, Persist};
+use bugu::{AnyFilter, AnyView, ConcurrentFilter, Filter, FilterMut, InsertError, Persist};
+use memmap2::Mmap;
+
+use crate::throw::Thrown;
 
 /// A key as Java gives it: a `String`'s UTF-8 bytes or a `byte[]`, or an `int`/`long` widened to
 /// a 64-bit integer (hashed as its 8 bytes little-endian, as everywhere in bugu).
@@ -24,18 +27,62 @@ pub(crate) enum Handle {
     Shared(ConcurrentFilter),
     /// `GrowableFilter`: a filter that grows, one call at a time.
     Locked(Mutex<AnyFilter>),
+    /// `FilterView`: a filter file mapped read-only, queried in place.
+    View(MappedFilter),
 }
 
-/// The operations on a filter the binding needs, by hash, so that each is written once for a
-/// shared filter (`&self` updates) and a locked one (`&mut self` updates).
-pub(crate) trait HashOps {
+self_cell::self_cell!(
+    /// A file's map and the view that borrows it, in one value (the map must outlive the view).
+    pub(crate) struct MappedFilter {
+        owner: Mmap,
+        #[not_covariant]
+        dependent: AnyView,
+    }
+);
+
+impl std::fmt::Debug for MappedFilter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.with_dependent(|_, view| f.debug_tuple("MappedFilter").field(&view.kind()).finish())
+    }
+}
+
+/// The queries the binding makes, by hash, written once for every filter a handle holds.
+pub(crate) trait ReadOps {
     fn hash(&self, key: Key<'_>) -> u64;
-    /// Stores the item; with `unique`, only if it is not already present. Whether it was stored.
-    fn insert(&mut self, hash: u64, unique: bool) -> Result<bool, InsertError>;
     fn contains(&self, hash: u64) -> bool;
-    fn remove(&mut self, hash: u64) -> bool;
     fn count(&self, hash: u64) -> usize;
     fn len(&self) -> usize;
+}
+
+/// The updates, written once for a shared filter (`&self` updates) and a locked one (`&mut self`).
+pub(crate) trait HashOps: ReadOps {
+    /// Stores the item; with `unique`, only if it is not already present. Whether it was stored.
+    fn insert(&mut self, hash: u64, unique: bool) -> Result<bool, InsertError>;
+    fn remove(&mut self, hash: u64) -> bool;
+}
+
+/// [`ReadOps`] of any filter of the core, by its [`Filter`] methods.
+macro_rules! read_ops {
+    ($type:ty, $filter:ident => $inner:expr) => {
+        impl ReadOps for $type {
+            fn hash(&self, key: Key<'_>) -> u64 {
+                let $filter = self;
+                hash_key($inner, key)
+            }
+            fn contains(&self, hash: u64) -> bool {
+                let $filter = self;
+                $inner.contains_hash(hash)
+            }
+            fn count(&self, hash: u64) -> usize {
+                let $filter = self;
+                $inner.count_hash(hash)
+            }
+            fn len(&self) -> usize {
+                let $filter = self;
+                $inner.len()
+            }
+        }
+    };
 }
 
 fn hash_key<F: Filter>(filter: &F, key: Key<'_>) -> u64 {
@@ -48,55 +95,46 @@ fn hash_key<F: Filter>(filter: &F, key: Key<'_>) -> u64 {
 /// A shared filter seen through [`HashOps`].
 struct SharedOps<'a>(&'a ConcurrentFilter);
 
+read_ops!(SharedOps<'_>, shared => shared.0);
+read_ops!(AnyFilter, filter => filter);
+read_ops!(AnyView<'_>, view => view);
+
 impl HashOps for SharedOps<'_> {
-    fn hash(&self, key: Key<'_>) -> u64 {
-        hash_key(self.0, key)
-    }
     fn insert(&mut self, hash: u64, unique: bool) -> Result<bool, InsertError> {
         if unique { self.0.insert_unique_hash(hash) } else { self.0.insert_hash(hash).map(|()| true) }
-    }
-    fn contains(&self, hash: u64) -> bool {
-        self.0.contains_hash(hash)
     }
     fn remove(&mut self, hash: u64) -> bool {
         self.0.remove_hash(hash)
     }
-    fn count(&self, hash: u64) -> usize {
-        self.0.count_hash(hash)
-    }
-    fn len(&self) -> usize {
-        self.0.len()
-    }
 }
 
 impl HashOps for AnyFilter {
-    fn hash(&self, key: Key<'_>) -> u64 {
-        hash_key(self, key)
-    }
     fn insert(&mut self, hash: u64, unique: bool) -> Result<bool, InsertError> {
         if unique { self.insert_unique_hash(hash) } else { self.insert_hash(hash).map(|()| true) }
-    }
-    fn contains(&self, hash: u64) -> bool {
-        self.contains_hash(hash)
     }
     fn remove(&mut self, hash: u64) -> bool {
         self.remove_hash(hash)
     }
-    fn count(&self, hash: u64) -> usize {
-        self.count_hash(hash)
-    }
-    fn len(&self) -> usize {
-        AnyFilter::len(self)
-    }
 }
 
 impl Handle {
-    /// Runs `op` on the filter: a shared one as it is, a locked one under its lock (a call that
-    /// panicked while holding it left the filter as consistent as any failed call does).
-    pub(crate) fn with<R>(&self, op: impl FnOnce(&mut dyn HashOps) -> R) -> R {
+    /// Runs a query on the filter: a shared one as it is, a locked one under its lock (a call
+    /// that panicked while holding it left the filter as consistent as any failed call does), a
+    /// mapped file in place.
+    pub(crate) fn read<R>(&self, op: impl FnOnce(&dyn ReadOps) -> R) -> R {
         match self {
-            Handle::Shared(filter) => op(&mut SharedOps(filter)),
-            Handle::Locked(filter) => op(&mut *lock(filter)),
+            Handle::Shared(filter) => op(&SharedOps(filter)),
+            Handle::Locked(filter) => op(&*lock(filter)),
+            Handle::View(file) => file.with_dependent(|_, view| op(view)),
+        }
+    }
+
+    /// Runs an update on the filter; a mapped file refuses it.
+    pub(crate) fn update<R>(&self, op: impl FnOnce(&mut dyn HashOps) -> R) -> Result<R, Thrown> {
+        match self {
+            Handle::Shared(filter) => Ok(op(&mut SharedOps(filter))),
+            Handle::Locked(filter) => Ok(op(&mut *lock(filter))),
+            Handle::View(_) => Err(Thrown::read_only()),
         }
     }
 
@@ -105,15 +143,20 @@ impl Handle {
         match self {
             Handle::Shared(filter) => filter.to_bytes(),
             Handle::Locked(filter) => lock(filter).to_bytes(),
+            Handle::View(file) => file.borrow_owner().to_vec(),
         }
     }
 
     /// Writes the filter to `path` atomically (a temporary file renamed over it).
-    pub(crate) fn save(&self, path: &std::path::Path) -> std::io::Result<()> {
-        match self {
+    pub(crate) fn save(&self, path: &std::path::Path) -> Result<(), Thrown> {
+        let saved = match self {
             Handle::Shared(filter) => filter.save(path),
             Handle::Locked(filter) => lock(filter).save(path),
-        }
+            Handle::View(file) => {
+                AnyFilter::from_bytes(file.borrow_owner()).map_err(crate::throw::bugu_exception)?.save(path)
+            }
+        };
+        saved.map_err(|error| crate::throw::bugu_exception(format!("{}: {error}", path.display())))
     }
 }
 

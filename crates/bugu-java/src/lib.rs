@@ -13,12 +13,12 @@ mod throw;
 use std::path::PathBuf;
 
 use bugu::persist::FilterKind;
-use bugu::{AnyFilter, ConcurrentFilter, CuckooFilter, GrowableFilter, InsertError, Persist};
+use bugu::{AnyFilter, AnyView, ConcurrentFilter, CuckooFilter, GrowableFilter, InsertError, Persist};
 use jni::JNIEnv;
 use jni::objects::{JByteArray, JClass, JLongArray, JObjectArray, JString};
 use jni::sys::{JNI_FALSE, JNI_TRUE, jboolean, jbooleanArray, jbyteArray, jdouble, jint, jlong};
 
-use handle::{Handle, HashOps, Key};
+use handle::{Handle, HashOps, Key, MappedFilter, ReadOps};
 use throw::{Thrown, bugu_exception, guard, illegal_argument};
 
 /// What `insert` answers Java: stored, not stored (already present, for an add-if-absent), or
@@ -126,32 +126,51 @@ pub extern "system" fn Java_io_github_bugu_Native_free(
     });
 }
 
-/// Runs `op` on a key given as bytes.
-fn on_bytes<T>(
+/// A key as a native call received it: a `byte[]`'s bytes or a `long`.
+enum Received<'a, 'local> {
+    Bytes(&'a JByteArray<'local>),
+    Long(jlong),
+}
+
+/// Runs a query on one key.
+fn query<T>(
     env: &mut JNIEnv<'_>,
     fallback: T,
     filter: jlong,
-    key: &JByteArray<'_>,
-    op: impl FnOnce(&mut dyn HashOps, Key<'_>) -> Result<T, Thrown>,
+    key: Received<'_, '_>,
+    op: impl FnOnce(&dyn ReadOps, Key<'_>) -> T,
 ) -> T {
     guard(env, fallback, |env| {
-        let bytes = env.convert_byte_array(key)?;
         // SAFETY: the Java object passes its live handle and keeps it live during the call.
-        unsafe { handle(filter) }?.with(|ops| op(ops, Key::Bytes(&bytes)))
+        let handle = unsafe { handle(filter) }?;
+        match key {
+            Received::Bytes(array) => {
+                let bytes = env.convert_byte_array(array)?;
+                Ok(handle.read(|ops| op(ops, Key::Bytes(&bytes))))
+            }
+            Received::Long(value) => Ok(handle.read(|ops| op(ops, Key::Long(value)))),
+        }
     })
 }
 
-/// Runs `op` on a key given as a `long`.
-fn on_long<T>(
+/// Runs an update on one key.
+fn update<T>(
     env: &mut JNIEnv<'_>,
     fallback: T,
     filter: jlong,
-    key: jlong,
+    key: Received<'_, '_>,
     op: impl FnOnce(&mut dyn HashOps, Key<'_>) -> Result<T, Thrown>,
 ) -> T {
-    guard(env, fallback, |_| {
-        // SAFETY: as in `on_bytes`.
-        unsafe { handle(filter) }?.with(|ops| op(ops, Key::Long(key)))
+    guard(env, fallback, |env| {
+        // SAFETY: as in `query`.
+        let handle = unsafe { handle(filter) }?;
+        match key {
+            Received::Bytes(array) => {
+                let bytes = env.convert_byte_array(array)?;
+                handle.update(|ops| op(ops, Key::Bytes(&bytes)))?
+            }
+            Received::Long(value) => handle.update(|ops| op(ops, Key::Long(value)))?,
+        }
     })
 }
 
@@ -163,7 +182,7 @@ pub extern "system" fn Java_io_github_bugu_Native_insertBytes(
     key: JByteArray<'_>,
     unique: jboolean,
 ) -> jint {
-    on_bytes(&mut env, NO_ROOM, filter, &key, |ops, key| stored(ops, key, unique != JNI_FALSE))
+    update(&mut env, NO_ROOM, filter, Received::Bytes(&key), |ops, key| stored(ops, key, unique != JNI_FALSE))
 }
 
 #[unsafe(no_mangle)]
@@ -174,7 +193,7 @@ pub extern "system" fn Java_io_github_bugu_Native_insertLong(
     key: jlong,
     unique: jboolean,
 ) -> jint {
-    on_long(&mut env, NO_ROOM, filter, key, |ops, key| stored(ops, key, unique != JNI_FALSE))
+    update(&mut env, NO_ROOM, filter, Received::Long(key), |ops, key| stored(ops, key, unique != JNI_FALSE))
 }
 
 #[unsafe(no_mangle)]
@@ -184,7 +203,7 @@ pub extern "system" fn Java_io_github_bugu_Native_containsBytes(
     filter: jlong,
     key: JByteArray<'_>,
 ) -> jboolean {
-    on_bytes(&mut env, JNI_FALSE, filter, &key, |ops, key| Ok(flag(ops.contains(ops.hash(key)))))
+    query(&mut env, JNI_FALSE, filter, Received::Bytes(&key), |ops, key| flag(ops.contains(ops.hash(key))))
 }
 
 #[unsafe(no_mangle)]
@@ -194,7 +213,7 @@ pub extern "system" fn Java_io_github_bugu_Native_containsLong(
     filter: jlong,
     key: jlong,
 ) -> jboolean {
-    on_long(&mut env, JNI_FALSE, filter, key, |ops, key| Ok(flag(ops.contains(ops.hash(key)))))
+    query(&mut env, JNI_FALSE, filter, Received::Long(key), |ops, key| flag(ops.contains(ops.hash(key))))
 }
 
 #[unsafe(no_mangle)]
@@ -204,7 +223,7 @@ pub extern "system" fn Java_io_github_bugu_Native_deleteBytes(
     filter: jlong,
     key: JByteArray<'_>,
 ) -> jboolean {
-    on_bytes(&mut env, JNI_FALSE, filter, &key, |ops, key| {
+    update(&mut env, JNI_FALSE, filter, Received::Bytes(&key), |ops, key| {
         let hash = ops.hash(key);
         Ok(flag(ops.remove(hash)))
     })
@@ -217,7 +236,7 @@ pub extern "system" fn Java_io_github_bugu_Native_deleteLong(
     filter: jlong,
     key: jlong,
 ) -> jboolean {
-    on_long(&mut env, JNI_FALSE, filter, key, |ops, key| {
+    update(&mut env, JNI_FALSE, filter, Received::Long(key), |ops, key| {
         let hash = ops.hash(key);
         Ok(flag(ops.remove(hash)))
     })
@@ -230,7 +249,7 @@ pub extern "system" fn Java_io_github_bugu_Native_countBytes(
     filter: jlong,
     key: JByteArray<'_>,
 ) -> jint {
-    on_bytes(&mut env, 0, filter, &key, |ops, key| Ok(saturate(ops.count(ops.hash(key)))))
+    query(&mut env, 0, filter, Received::Bytes(&key), |ops, key| saturate(ops.count(ops.hash(key))))
 }
 
 #[unsafe(no_mangle)]
@@ -240,7 +259,7 @@ pub extern "system" fn Java_io_github_bugu_Native_countLong(
     filter: jlong,
     key: jlong,
 ) -> jint {
-    on_long(&mut env, 0, filter, key, |ops, key| Ok(saturate(ops.count(ops.hash(key)))))
+    query(&mut env, 0, filter, Received::Long(key), |ops, key| saturate(ops.count(ops.hash(key))))
 }
 
 fn saturate(count: usize) -> jint {
@@ -254,8 +273,8 @@ pub extern "system" fn Java_io_github_bugu_Native_size(
     filter: jlong,
 ) -> jlong {
     guard(&mut env, 0, |_| {
-        // SAFETY: as in `on_bytes`.
-        Ok(unsafe { handle(filter) }?.with(|ops| jlong::try_from(ops.len()).unwrap_or(jlong::MAX)))
+        // SAFETY: as in `query`.
+        Ok(unsafe { handle(filter) }?.read(|ops| jlong::try_from(ops.len()).unwrap_or(jlong::MAX)))
     })
 }
 
@@ -273,9 +292,12 @@ pub extern "system" fn Java_io_github_bugu_Native_longs(
         let len = env.get_array_length(&keys)?;
         let mut values = vec![0; usize::try_from(len).unwrap_or(0)];
         env.get_long_array_region(&keys, 0, &mut values)?;
-        // SAFETY: as in `on_bytes`.
-        let answers = unsafe { handle(filter) }?
-            .with(|ops| answer_all(ops, values.iter().map(|&value| Key::Long(value)), insert != JNI_FALSE))?;
+        // SAFETY: as in `query`.
+        let answers = answer_all(
+            unsafe { handle(filter) }?,
+            values.iter().map(|&value| Key::Long(value)),
+            insert != JNI_FALSE,
+        )?;
         booleans(env, &answers)
     })
 }
@@ -301,26 +323,29 @@ pub extern "system" fn Java_io_github_bugu_Native_byteArrays(
             all.push(env.convert_byte_array(&element)?);
             env.delete_local_ref(element)?;
         }
-        // SAFETY: as in `on_bytes`.
-        let answers = unsafe { handle(filter) }?
-            .with(|ops| answer_all(ops, all.iter().map(|bytes| Key::Bytes(bytes)), insert != JNI_FALSE))?;
+        // SAFETY: as in `query`.
+        let answers = answer_all(
+            unsafe { handle(filter) }?,
+            all.iter().map(|bytes| Key::Bytes(bytes)),
+            insert != JNI_FALSE,
+        )?;
         booleans(env, &answers)
     })
 }
 
+/// Stores (`insert`) or looks up every key: one answer each.
 fn answer_all<'k>(
-    ops: &mut dyn HashOps,
+    handle: &Handle,
     keys: impl Iterator<Item = Key<'k>>,
     insert: bool,
 ) -> Result<Vec<jboolean>, Thrown> {
-    keys.map(|key| {
-        if insert {
-            stored(ops, key, false).map(|answer| flag(answer == STORED))
-        } else {
-            Ok(flag(ops.contains(ops.hash(key))))
-        }
-    })
-    .collect()
+    if insert {
+        handle.update(|ops| {
+            keys.map(|key| stored(ops, key, false).map(|answer| flag(answer == STORED))).collect()
+        })?
+    } else {
+        Ok(handle.read(|ops| keys.map(|key| flag(ops.contains(ops.hash(key)))).collect()))
+    }
 }
 
 fn booleans(env: &mut JNIEnv<'_>, answers: &[jboolean]) -> Result<jbooleanArray, Thrown> {
@@ -339,7 +364,7 @@ pub extern "system" fn Java_io_github_bugu_Native_toBytes(
     filter: jlong,
 ) -> jbyteArray {
     guard(&mut env, std::ptr::null_mut(), |env| {
-        // SAFETY: as in `on_bytes`.
+        // SAFETY: as in `query`.
         let bytes = unsafe { handle(filter) }?.to_bytes();
         Ok(env.byte_array_from_slice(&bytes)?.into_raw())
     })
@@ -355,10 +380,8 @@ pub extern "system" fn Java_io_github_bugu_Native_save(
 ) {
     guard(&mut env, (), |env| {
         let path = PathBuf::from(String::from(env.get_string(&path)?));
-        // SAFETY: as in `on_bytes`.
-        unsafe { handle(filter) }?
-            .save(&path)
-            .map_err(|error| bugu_exception(format!("{}: {error}", path.display())))
+        // SAFETY: as in `query`.
+        unsafe { handle(filter) }?.save(&path)
     });
 }
 
@@ -405,4 +428,29 @@ fn read(bytes: &[u8], growable: bool) -> Result<Handle, Thrown> {
         ));
     }
     Ok(Handle::Locked(filter.into()))
+}
+
+/// A filter file of any kind mapped read-only (`FilterView.open`): a fixed-size filter and a
+/// filter in one table are queried in place, a chain of tables is read into memory.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_github_bugu_Native_open(
+    mut env: JNIEnv<'_>,
+    _class: JClass<'_>,
+    path: JString<'_>,
+) -> jlong {
+    guard(&mut env, 0, |env| {
+        let path = PathBuf::from(String::from(env.get_string(&path)?));
+        let failed = |error: std::io::Error| bugu_exception(format!("{}: {error}", path.display()));
+        let file = std::fs::File::open(&path).map_err(failed)?;
+        if file.metadata().map_err(failed)?.is_dir() {
+            return Err(failed(std::io::Error::from(std::io::ErrorKind::IsADirectory)));
+        }
+        // SAFETY: the map is read-only and private to this handle. bugu never writes a filter
+        // file in place (a save renames a new file over the name, leaving this map on the old
+        // one); another program truncating or rewriting the file while it is mapped is outside
+        // what a mapping can guard against, as with the `bugu` command's and Python's maps.
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(failed)?;
+        let file = MappedFilter::try_new(map, |map| AnyView::from_bytes(map)).map_err(bugu_exception)?;
+        Ok(publish(Handle::View(file)))
+    })
 }

@@ -35,6 +35,14 @@ impl Thrown {
         Thrown { class: "java/lang/NullPointerException", message }
     }
 
+    /// An update of a filter opened read-only (`UnsupportedOperationException`).
+    pub(crate) fn read_only() -> Thrown {
+        Thrown {
+            class: "java/lang/UnsupportedOperationException",
+            message: "the filter was opened read-only (FilterView.open): load it to change it".to_string(),
+        }
+    }
+
     /// A call on a filter already closed (`IllegalStateException`).
     pub(crate) fn closed() -> Thrown {
         Thrown { class: "java/lang/IllegalStateException", message: "the filter is closed".to_string() }

@@ -36,6 +36,11 @@ public final class CuckooFilter extends NativeFilter {
         return new CuckooFilter(new Created(Native.fromBytes(Objects.requireNonNull(bytes, "bytes"), false)));
     }
 
+    /** The file at {@code path} opened read-only and memory-mapped (see {@link FilterView}). */
+    public static FilterView open(Path path) throws BuguException {
+        return FilterView.open(path);
+    }
+
     /** A filter from a file {@link #save} wrote (or any bugu front end saved for a fixed-size filter). */
     public static CuckooFilter load(Path path) throws BuguException {
         return new CuckooFilter(new Created(Native.load(Objects.requireNonNull(path, "path").toString(), false)));

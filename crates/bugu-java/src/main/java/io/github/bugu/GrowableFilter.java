@@ -28,6 +28,11 @@ public final class GrowableFilter extends NativeFilter {
         return new GrowableFilter(new Created(Native.fromBytes(Objects.requireNonNull(bytes, "bytes"), true)));
     }
 
+    /** The file at {@code path} opened read-only and memory-mapped (see {@link FilterView}). */
+    public static FilterView open(Path path) throws BuguException {
+        return FilterView.open(path);
+    }
+
     /** A filter from a file {@link #save} wrote (or any bugu front end saved for a filter that grows). */
     public static GrowableFilter load(Path path) throws BuguException {
         return new GrowableFilter(new Created(Native.load(Objects.requireNonNull(path, "path").toString(), true)));

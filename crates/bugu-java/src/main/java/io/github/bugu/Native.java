@@ -78,4 +78,6 @@ final class Native {
     static native long fromBytes(byte[] bytes, boolean growable) throws BuguException;
 
     static native long load(String path, boolean growable) throws BuguException;
+
+    static native long open(String path) throws BuguException;
 }

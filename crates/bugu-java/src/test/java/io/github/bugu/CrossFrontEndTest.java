@@ -124,6 +124,10 @@ class CrossFrontEndTest {
             boolean[] expected = cliCheck(file, probes, dir, false);
             long[] intProbes = range(-5_000, 5_000);
             boolean[] expectedInts = cliCheck(file, hexes(intProbes), dir, true);
+            try (ReadableFilter view = FilterView.open(file)) {
+                assertArrayEquals(expected, view.containsAll(probes.toArray(new String[0])), "a view, growable " + growable);
+                assertArrayEquals(expectedInts, view.containsAll(intProbes), "a view, integers, growable " + growable);
+            }
             try (NativeFilter filter = growable ? GrowableFilter.load(file) : CuckooFilter.load(file)) {
                 assertArrayEquals(expected, filter.containsAll(probes.toArray(new String[0])), "text, growable " + growable);
                 for (int i = 0; i < 500; i++) {

@@ -50,6 +50,12 @@ impl std::fmt::Debug for MappedFilter {
 pub(crate) trait ReadOps {
     fn hash(&self, key: Key<'_>) -> u64;
     fn contains(&self, hash: u64) -> bool;
+    /// Lookups of many integer keys through the library's batch kernel, which fetches each
+    /// key's buckets ahead of comparing them: one by one from Java, every call's way in and out
+    /// of native code orders memory and so no two lookups' reads overlap.
+    fn contains_longs(&self, keys: &[i64]) -> Vec<bool>;
+    /// The same for keys given as bytes.
+    fn contains_byte_keys(&self, keys: &[Vec<u8>]) -> Vec<bool>;
     fn count(&self, hash: u64) -> usize;
     fn len(&self) -> usize;
 }
@@ -76,6 +82,14 @@ macro_rules! read_ops {
             fn count(&self, hash: u64) -> usize {
                 let $filter = self;
                 $inner.count_hash(hash)
+            }
+            fn contains_longs(&self, keys: &[i64]) -> Vec<bool> {
+                let $filter = self;
+                $inner.contains_batch(keys)
+            }
+            fn contains_byte_keys(&self, keys: &[Vec<u8>]) -> Vec<bool> {
+                let $filter = self;
+                $inner.contains_batch(keys)
             }
             fn len(&self) -> usize {
                 let $filter = self;

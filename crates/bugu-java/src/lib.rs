@@ -132,6 +132,29 @@ enum Received<'a, 'local> {
     Long(jlong),
 }
 
+/// Keys up to this many bytes are copied out of their Java array onto the stack: most keys are
+/// short, and a heap copy per call cost as much as the lookup.
+const STACK_KEY: usize = 256;
+
+/// Runs `op` on the bytes of a Java `byte[]`.
+fn with_bytes<R>(
+    env: &mut JNIEnv<'_>,
+    array: &JByteArray<'_>,
+    op: impl FnOnce(&[u8]) -> R,
+) -> Result<R, Thrown> {
+    let len = usize::try_from(env.get_array_length(array)?).unwrap_or(0);
+    if len > STACK_KEY {
+        return Ok(op(&env.convert_byte_array(array)?));
+    }
+    let mut signed = [0i8; STACK_KEY];
+    env.get_byte_array_region(array, 0, &mut signed[..len])?;
+    let mut bytes = [0u8; STACK_KEY];
+    for (byte, &value) in bytes.iter_mut().zip(&signed[..len]) {
+        *byte = value as u8;
+    }
+    Ok(op(&bytes[..len]))
+}
+
 /// Runs a query on one key.
 fn query<T>(
     env: &mut JNIEnv<'_>,
@@ -145,8 +168,7 @@ fn query<T>(
         let handle = unsafe { handle(filter) }?;
         match key {
             Received::Bytes(array) => {
-                let bytes = env.convert_byte_array(array)?;
-                Ok(handle.read(|ops| op(ops, Key::Bytes(&bytes))))
+                with_bytes(env, array, |bytes| handle.read(|ops| op(ops, Key::Bytes(bytes))))
             }
             Received::Long(value) => Ok(handle.read(|ops| op(ops, Key::Long(value)))),
         }
@@ -166,8 +188,7 @@ fn update<T>(
         let handle = unsafe { handle(filter) }?;
         match key {
             Received::Bytes(array) => {
-                let bytes = env.convert_byte_array(array)?;
-                handle.update(|ops| op(ops, Key::Bytes(&bytes)))?
+                with_bytes(env, array, |bytes| handle.update(|ops| op(ops, Key::Bytes(bytes))))??
             }
             Received::Long(value) => handle.update(|ops| op(ops, Key::Long(value)))?,
         }
@@ -293,11 +314,12 @@ pub extern "system" fn Java_io_github_bugu_Native_longs(
         let mut values = vec![0; usize::try_from(len).unwrap_or(0)];
         env.get_long_array_region(&keys, 0, &mut values)?;
         // SAFETY: as in `query`.
-        let answers = answer_all(
-            unsafe { handle(filter) }?,
-            values.iter().map(|&value| Key::Long(value)),
-            insert != JNI_FALSE,
-        )?;
+        let handle = unsafe { handle(filter) }?;
+        let answers = if insert == JNI_FALSE {
+            handle.read(|ops| ops.contains_longs(&values)).into_iter().map(flag).collect()
+        } else {
+            inserted_all(handle, values.iter().map(|&value| Key::Long(value)))?
+        };
         booleans(env, &answers)
     })
 }
@@ -324,28 +346,21 @@ pub extern "system" fn Java_io_github_bugu_Native_byteArrays(
             env.delete_local_ref(element)?;
         }
         // SAFETY: as in `query`.
-        let answers = answer_all(
-            unsafe { handle(filter) }?,
-            all.iter().map(|bytes| Key::Bytes(bytes)),
-            insert != JNI_FALSE,
-        )?;
+        let handle = unsafe { handle(filter) }?;
+        let answers = if insert == JNI_FALSE {
+            handle.read(|ops| ops.contains_byte_keys(&all)).into_iter().map(flag).collect()
+        } else {
+            inserted_all(handle, all.iter().map(|bytes| Key::Bytes(bytes)))?
+        };
         booleans(env, &answers)
     })
 }
 
-/// Stores (`insert`) or looks up every key: one answer each.
-fn answer_all<'k>(
-    handle: &Handle,
-    keys: impl Iterator<Item = Key<'k>>,
-    insert: bool,
-) -> Result<Vec<jboolean>, Thrown> {
-    if insert {
-        handle.update(|ops| {
-            keys.map(|key| stored(ops, key, false).map(|answer| flag(answer == STORED))).collect()
-        })?
-    } else {
-        Ok(handle.read(|ops| keys.map(|key| flag(ops.contains(ops.hash(key)))).collect()))
-    }
+/// Stores every key: whether each was stored.
+fn inserted_all<'k>(handle: &Handle, keys: impl Iterator<Item = Key<'k>>) -> Result<Vec<jboolean>, Thrown> {
+    handle.update(|ops| {
+        keys.map(|key| stored(ops, key, false).map(|answer| flag(answer == STORED))).collect()
+    })?
 }
 
 fn booleans(env: &mut JNIEnv<'_>, answers: &[jboolean]) -> Result<jbooleanArray, Thrown> {

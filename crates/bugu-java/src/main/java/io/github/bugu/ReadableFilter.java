@@ -36,7 +36,15 @@ public abstract class ReadableFilter implements AutoCloseable {
 
     /** Whether the key may have been added: never {@code false} for a key added and not deleted. */
     public boolean contains(String key) {
-        return contains(utf8(key));
+        if (Objects.requireNonNull(key, "key").length() > Native.TEXT) {
+            return contains(utf8(key));
+        }
+        long address = handle.enter();
+        try {
+            return Native.containsText(address, key);
+        } finally {
+            handle.leave();
+        }
     }
 
     /** Whether the key may have been added: never {@code false} for a key added and not deleted. */
@@ -62,7 +70,15 @@ public abstract class ReadableFilter implements AutoCloseable {
 
     /** The copies of the key the filter holds (an upper bound: look-alikes count too). */
     public int count(String key) {
-        return count(utf8(key));
+        if (Objects.requireNonNull(key, "key").length() > Native.TEXT) {
+            return count(utf8(key));
+        }
+        long address = handle.enter();
+        try {
+            return Native.countText(address, key);
+        } finally {
+            handle.leave();
+        }
     }
 
     /** The copies of the key the filter holds (an upper bound: look-alikes count too). */
@@ -138,11 +154,28 @@ public abstract class ReadableFilter implements AutoCloseable {
         }
     }
 
+    /** The keys flattened into one array, with each key's end, so the batch crosses in two copies. */
     boolean[] byteArrays(byte[][] keys, boolean insert) {
         Objects.requireNonNull(keys, "keys");
+        int[] ends = new int[keys.length];
+        long total = 0;
+        for (int i = 0; i < keys.length; i++) {
+            if (keys[i] == null) {
+                throw new NullPointerException("keys[" + i + "]");
+            }
+            total += keys[i].length;
+            if (total > Integer.MAX_VALUE - 8) {
+                throw new IllegalArgumentException("a batch of more than 2 GiB of keys: split it");
+            }
+            ends[i] = (int) total;
+        }
+        byte[] data = new byte[(int) total];
+        for (int i = 0, at = 0; i < keys.length; at = ends[i], i++) {
+            System.arraycopy(keys[i], 0, data, at, keys[i].length);
+        }
         long address = handle.enter();
         try {
-            return Native.byteArrays(address, keys, insert);
+            return Native.flat(address, data, ends, insert);
         } finally {
             handle.leave();
         }

@@ -47,6 +47,27 @@ class CuckooFilterTest {
     }
 
     @Test
+    void aStringIsTheSameKeyShortOrLongAsTextOrAsBytes() {
+        String cjk85 = "中".repeat(85);
+        String[] texts = {"", "x\uD800y", "\uDC00", "a\u0000b", "\uD83D\uDC26".repeat(42), cjk85, cjk85 + "文",
+                "long ".repeat(40), "\uD83D\uDC26".repeat(43)};
+        try (CuckooFilter filter = CuckooFilter.builder().capacity(1_000).falsePositiveRate(0.0001).build()) {
+            for (String text : texts) {
+                byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
+                assertTrue(filter.insert(text), text);
+                assertTrue(filter.contains(utf8), text);
+                assertEquals(1, filter.count(text), text);
+                assertTrue(filter.delete(utf8), text);
+                assertFalse(filter.contains(text), text);
+                assertTrue(filter.insert(utf8), text);
+                assertTrue(filter.insertUnique(text) == false, text);
+                assertTrue(filter.delete(text), text);
+            }
+            assertEquals(0, filter.size());
+        }
+    }
+
+    @Test
     void noFalseNegativeAndTheRateUnderTheTarget() {
         int n = 100_000;
         try (CuckooFilter filter = CuckooFilter.builder().capacity(n).falsePositiveRate(0.001).build()) {

@@ -173,7 +173,7 @@ class CuckooFilterTest {
     }
 
     @Test
-    void everyTruncationAndEveryChangedByteIsRefusedOrReadsSafely() {
+    void everyTruncationAndEveryChangedByteIsRefused() {
         byte[] bytes;
         try (CuckooFilter filter = new CuckooFilter(20, 8)) {
             for (long i = 0; i < 10; i++) {
@@ -186,10 +186,14 @@ class CuckooFilterTest {
             assertThrows(BuguException.class, () -> CuckooFilter.fromByteArray(cut), "truncated to " + length);
         }
         for (int at = 0; at < bytes.length; at++) {
-            for (int bit = 0; bit < 8; bit++) {
+            for (int value = 0; value < 256; value++) {
+                if ((byte) value == bytes[at]) {
+                    continue;
+                }
                 byte[] changed = bytes.clone();
-                changed[at] ^= (byte) (1 << bit);
-                assertThrows(BuguException.class, () -> CuckooFilter.fromByteArray(changed), "byte " + at);
+                changed[at] = (byte) value;
+                int where = at;
+                assertThrows(BuguException.class, () -> CuckooFilter.fromByteArray(changed), () -> "byte " + where);
             }
         }
     }

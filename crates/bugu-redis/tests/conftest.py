@@ -4,7 +4,8 @@ Every test talks to real ``redis-server`` processes that the tests start themsel
 loopback ports, with the module loaded, each in its own temporary directory. They never use the
 system's service (port 6379). The module is ``$BUGU_REDIS_MODULE``, by default
 ``target/release/libbugu_redis.so`` under the repository root; ``scripts/test`` builds it and runs
-this suite.
+this suite. The server is ``$BUGU_REDIS_SERVER``, by default ``redis-server`` on the ``PATH``: any
+build of Redis or Valkey runs the same suite (``docs/redis.md``, "Servers verified").
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from redis.retry import Retry
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 MODULE = Path(os.environ.get("BUGU_REDIS_MODULE") or REPO_ROOT / "target/release/libbugu_redis.so")
+SERVER = os.environ.get("BUGU_REDIS_SERVER") or "redis-server"
 HOST = "127.0.0.1"
 
 # Error texts as redis-py reports them: it strips a leading "ERR " from the wire text.
@@ -113,7 +115,7 @@ class Server:
 
     def command_line(self) -> list[str]:
         return [
-            "redis-server",
+            SERVER,
             "--port", str(self.port),
             "--bind", HOST,
             "--daemonize", "no",

@@ -4,7 +4,7 @@ use jni::JNIEnv;
 use jni::objects::{JByteArray, JClass, JIntArray, JLongArray};
 use jni::sys::{JNI_FALSE, jboolean, jbooleanArray, jint, jlong};
 
-use crate::handle::{Handle, Key};
+use crate::handle::{Key, ReadOps};
 use crate::throw::{Thrown, guard, illegal_argument};
 use crate::{STORED, flag, handle, stored};
 
@@ -22,14 +22,8 @@ pub extern "system" fn Java_io_github_bugu_Native_longs(
         let len = env.get_array_length(&keys)?;
         let mut values = vec![0; usize::try_from(len).unwrap_or(0)];
         env.get_long_array_region(&keys, 0, &mut values)?;
-        // SAFETY: as in `query`.
-        let handle = unsafe { handle(filter) }?;
-        let answers = if insert == JNI_FALSE {
-            handle.read(|ops| ops.contains_longs(&values)).into_iter().map(flag).collect()
-        } else {
-            inserted_all(handle, values.iter().map(|&value| Key::Long(value)))?
-        };
-        booleans(env, &answers)
+        let keys = values.iter().map(|&value| Key::Long(value));
+        answer(env, filter, insert, |ops| ops.contains_longs(&values), keys)
     })
 }
 
@@ -57,22 +51,31 @@ pub extern "system" fn Java_io_github_bugu_Native_flat(
             keys.push(&data[start..end]);
             start = end;
         }
-        // SAFETY: as in `query`.
-        let handle = unsafe { handle(filter) }?;
-        let answers = if insert == JNI_FALSE {
-            handle.read(|ops| ops.contains_byte_keys(&keys)).into_iter().map(flag).collect()
-        } else {
-            inserted_all(handle, keys.iter().map(|&bytes| Key::Bytes(bytes)))?
-        };
-        booleans(env, &answers)
+        let each = keys.iter().map(|&bytes| Key::Bytes(bytes));
+        answer(env, filter, insert, |ops| ops.contains_byte_keys(&keys), each)
     })
 }
 
-/// Stores every key: whether each was stored.
-fn inserted_all<'k>(handle: &Handle, keys: impl Iterator<Item = Key<'k>>) -> Result<Vec<jboolean>, Thrown> {
-    handle.update(|ops| {
-        keys.map(|key| stored(ops, key, false).map(|answer| flag(answer == STORED))).collect()
-    })?
+/// A batch's answers as a Java `boolean[]`: with `insert`, whether each key was stored (one by
+/// one); without, `look_up` (the library's batch kernel).
+fn answer<'k>(
+    env: &mut JNIEnv<'_>,
+    filter: jlong,
+    insert: jboolean,
+    look_up: impl FnOnce(&dyn ReadOps) -> Vec<bool>,
+    keys: impl Iterator<Item = Key<'k>>,
+) -> Result<jbooleanArray, Thrown> {
+    // SAFETY: as in `query`.
+    let handle = unsafe { handle(filter) }?;
+    let answers: Vec<jboolean> = if insert == JNI_FALSE {
+        handle.read(look_up).into_iter().map(flag).collect()
+    } else {
+        handle.update(|ops| {
+            keys.map(|key| stored(ops, key, false).map(|answer| flag(answer == STORED)))
+                .collect::<Result<_, _>>()
+        })??
+    };
+    booleans(env, &answers)
 }
 
 fn booleans(env: &mut JNIEnv<'_>, answers: &[jboolean]) -> Result<jbooleanArray, Thrown> {

@@ -1,15 +1,15 @@
 //! Native methods on a filter's bytes and files.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use bugu::persist::FilterKind;
-use bugu::{AnyFilter, AnyView, ConcurrentFilter, Persist};
+use bugu::{AnyFilter, AnyView, Persist};
 use jni::JNIEnv;
 use jni::objects::{JByteArray, JClass, JString};
 use jni::sys::{JNI_FALSE, jboolean, jbyteArray, jlong};
 
 use crate::handle::{Handle, MappedFilter};
-use crate::throw::{Thrown, bugu_exception, guard};
+use crate::throw::{Thrown, bugu_exception, file_failure, guard};
 use crate::{handle, publish};
 
 /// The filter's bytes in bugu's persistent format.
@@ -35,7 +35,7 @@ pub extern "system" fn Java_io_github_bugu_Native_save(
     path: JString<'_>,
 ) {
     guard(&mut env, (), |env| {
-        let path = PathBuf::from(String::from(env.get_string(&path)?));
+        let path = path_of(env, &path)?;
         // SAFETY: as in `query`.
         unsafe { handle(filter) }?.save(&path)
     });
@@ -51,7 +51,7 @@ pub extern "system" fn Java_io_github_bugu_Native_fromBytes(
 ) -> jlong {
     guard(&mut env, 0, |env| {
         let bytes = env.convert_byte_array(&bytes)?;
-        read(&bytes, growable != JNI_FALSE).map(publish)
+        read(Source::Bytes(&bytes), growable != JNI_FALSE).map(publish)
     })
 }
 
@@ -64,26 +64,46 @@ pub extern "system" fn Java_io_github_bugu_Native_load(
     growable: jboolean,
 ) -> jlong {
     guard(&mut env, 0, |env| {
-        let path = PathBuf::from(String::from(env.get_string(&path)?));
-        let bytes =
-            std::fs::read(&path).map_err(|error| bugu_exception(format!("{}: {error}", path.display())))?;
-        read(&bytes, growable != JNI_FALSE).map(publish)
+        let path = path_of(env, &path)?;
+        read(Source::File(&path), growable != JNI_FALSE).map(publish)
     })
 }
 
-/// A handle from a filter's bytes: a fixed filter for a `CuckooFilter`, a filter that grows for a
-/// `GrowableFilter`.
-fn read(bytes: &[u8], growable: bool) -> Result<Handle, Thrown> {
-    if !growable {
-        return ConcurrentFilter::from_bytes(bytes).map(Handle::Shared).map_err(bugu_exception);
+/// Where a filter is read from.
+#[derive(Clone, Copy)]
+enum Source<'a> {
+    Bytes(&'a [u8]),
+    File(&'a Path),
+}
+
+impl Source<'_> {
+    /// The filter, through the library's own reader for each source.
+    fn read<T: Persist>(self) -> Result<T, Thrown> {
+        match self {
+            Source::Bytes(bytes) => T::from_bytes(bytes).map_err(bugu_exception),
+            Source::File(path) => T::load(path).map_err(|error| file_failure(path, error)),
+        }
     }
-    let filter = AnyFilter::from_bytes(bytes).map_err(bugu_exception)?;
+}
+
+/// A handle from a filter's bytes or file: a fixed filter for a `CuckooFilter`, a filter that
+/// grows for a `GrowableFilter`.
+fn read(source: Source<'_>, growable: bool) -> Result<Handle, Thrown> {
+    if !growable {
+        return source.read().map(Handle::Shared);
+    }
+    let filter: AnyFilter = source.read()?;
     if filter.kind() == FilterKind::Cuckoo {
         return Err(bugu_exception(
             "these bytes hold a fixed-size filter: read them with CuckooFilter.fromByteArray",
         ));
     }
     Ok(Handle::Locked(filter.into()))
+}
+
+/// A path given as a Java `String`.
+fn path_of(env: &mut JNIEnv<'_>, path: &JString<'_>) -> Result<PathBuf, Thrown> {
+    Ok(PathBuf::from(String::from(env.get_string(path)?)))
 }
 
 /// A filter file of any kind mapped read-only (`FilterView.open`): a fixed-size filter and a
@@ -95,8 +115,8 @@ pub extern "system" fn Java_io_github_bugu_Native_open(
     path: JString<'_>,
 ) -> jlong {
     guard(&mut env, 0, |env| {
-        let path = PathBuf::from(String::from(env.get_string(&path)?));
-        let failed = |error: std::io::Error| bugu_exception(format!("{}: {error}", path.display()));
+        let path = path_of(env, &path)?;
+        let failed = |error: std::io::Error| file_failure(&path, error);
         let file = std::fs::File::open(&path).map_err(failed)?;
         if file.metadata().map_err(failed)?.is_dir() {
             return Err(failed(std::io::Error::from(std::io::ErrorKind::IsADirectory)));

@@ -170,7 +170,7 @@ impl Handle {
                 AnyFilter::from_bytes(file.borrow_owner()).map_err(crate::throw::bugu_exception)?.save(path)
             }
         };
-        saved.map_err(|error| crate::throw::bugu_exception(format!("{}: {error}", path.display())))
+        saved.map_err(|error| crate::throw::file_failure(path, error))
     }
 }
 

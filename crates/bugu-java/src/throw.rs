@@ -44,6 +44,11 @@ impl Thrown {
     }
 }
 
+/// A file that could not be read, written or understood, named in the message.
+pub(crate) fn file_failure(path: &std::path::Path, error: impl std::fmt::Display) -> Thrown {
+    bugu_exception(format!("{}: {error}", path.display()))
+}
+
 /// A failure of the JVM itself (an exception already pending from a JNI call is left to
 /// propagate).
 impl From<jni::errors::Error> for Thrown {

@@ -8,6 +8,9 @@ use super::{Entry, ExpandingFilter};
 /// that cannot).
 type Moves = [Option<Entry>; SLOTS];
 
+/// An entry seen from one side, with the bucket it lives in there and that bucket's level.
+pub(super) type Located = (Entry, usize, u32);
+
 /// How many entries an insert moves before it stashes the one it carries.
 const MAX_KICKS: usize = 500;
 
@@ -48,8 +51,8 @@ impl ExpandingFilter {
 
     /// Stores an entry in the emptier of its buckets when either has room: keeping the two
     /// sides balanced keeps later kicks short, above all in the buckets a round has not split
-    /// yet, which hold the most. Otherwise gives back its sides that have a bucket.
-    pub(super) fn store_in_emptier(&mut self, entry: Entry) -> Option<[Option<Entry>; 2]> {
+    /// yet, which hold the most. Otherwise gives back its sides that have a bucket, located.
+    pub(super) fn store_in_emptier(&mut self, entry: Entry) -> Option<[Option<Located>; 2]> {
         let other = self.other_side(entry);
         let (first, second) = (self.locate(entry), self.locate(other));
         let free_in = |at: Option<(usize, u32)>| {
@@ -68,18 +71,20 @@ impl ExpandingFilter {
                 self.segments.set(bucket, slot, stored);
                 None
             }
-            _ => Some([first.map(|_| entry), second.map(|_| other)]),
+            _ => Some([
+                first.map(|(bucket, level)| (entry, bucket, level)),
+                second.map(|(bucket, level)| (other, bucket, level)),
+            ]),
         }
     }
 
     /// Stores an entry whose buckets are full by moving entries along a path; the entry left
     /// without a place at its end goes to the stash. Both buckets are first searched one move
     /// ahead, so that most such inserts end with one move; only then does a walk start.
-    pub(super) fn kick_in(&mut self, entry: Entry, sides: [Option<Entry>; 2]) {
+    pub(super) fn kick_in(&mut self, entry: Entry, sides: [Option<Located>; 2]) {
         let mut options: [Option<(Entry, usize, u32, Moves)>; 2] = [None; 2];
         for (option, side) in options.iter_mut().zip(sides) {
-            let Some(side) = side else { continue };
-            let (bucket, level) = self.locate(side).expect("sides given back are located");
+            let Some((side, bucket, level)) = side else { continue };
             match self.move_one_out(bucket, level) {
                 Ok(slot) => return self.segments.set(bucket, slot, self.encode(side, level)),
                 Err(moves) => *option = Some((side, bucket, level, moves)),

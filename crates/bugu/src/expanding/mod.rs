@@ -305,7 +305,7 @@ impl ExpandingFilter {
     /// false-positive rate of 0 and gives their weight back to the bound.
     fn clear_leftover_twins(&mut self) {
         for bucket in 0..self.buckets() {
-            self.segments.set_bucket(bucket, [0; SLOTS]);
+            self.segments.clear_bucket(bucket);
         }
         self.stash.clear();
         self.entries = 0;

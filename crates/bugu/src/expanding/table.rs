@@ -310,16 +310,9 @@ impl Segments<Vec<u8>> {
         Ok(segments)
     }
 
-    /// Writes the four entries of `bucket`.
-    pub(super) fn set_bucket(&mut self, bucket: usize, entries: [u32; SLOTS]) {
-        let Widths { fingerprint, tail } = self.widths;
-        let mut words = Words { prints: 0, tails: 0 };
-        for (slot, entry) in entries.into_iter().enumerate() {
-            let (print, field) = self.widths.unpack(entry);
-            words.prints |= u64::from(print) << (slot as u32 * fingerprint);
-            words.tails |= u64::from(field) << (slot as u32 * (tail + 1));
-        }
-        self.write_words(bucket, words);
+    /// Empties `bucket`.
+    pub(super) fn clear_bucket(&mut self, bucket: usize) {
+        self.write_words(bucket, Words { prints: 0, tails: 0 });
     }
 
     /// Writes a whole bucket from its two words, as [`read`](Segments::read) gives them.

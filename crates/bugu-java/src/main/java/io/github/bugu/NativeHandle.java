@@ -18,21 +18,15 @@ import java.util.concurrent.atomic.LongAdder;
  * or close sees the call (and waits for it).
  */
 final class NativeHandle implements Runnable {
-    private static final Cleaner CLEANER = Cleaner.create();
+    /** Frees the native filters whose objects were dropped unclosed. */
+    static final Cleaner CLEANER = Cleaner.create();
 
     private final long address;
     private final LongAdder inside = new LongAdder();
     private volatile boolean closed;
 
-    private NativeHandle(long address) {
+    NativeHandle(long address) {
         this.address = address;
-    }
-
-    /** A handle for a new native filter, freed by the Cleaner when {@code owner} is unreachable. */
-    static Cleaner.Cleanable register(Object owner, long address, NativeHandle[] out) {
-        NativeHandle handle = new NativeHandle(address);
-        out[0] = handle;
-        return CLEANER.register(owner, handle);
     }
 
     /** Enters a call: the address to pass, valid until {@link #leave}. */

@@ -20,10 +20,9 @@ public abstract class ReadableFilter implements AutoCloseable {
     record Created(long address) {}
 
     ReadableFilter(Created created) {
-        long address = created.address();
-        NativeHandle[] out = new NativeHandle[1];
-        this.cleanable = NativeHandle.register(this, address, out);
-        this.handle = out[0];
+        this.handle = new NativeHandle(created.address());
+        // The action holds the handle, never this object, so the object can become unreachable.
+        this.cleanable = NativeHandle.CLEANER.register(this, handle);
     }
 
     static byte[] utf8(String key) {

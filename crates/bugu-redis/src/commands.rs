@@ -5,7 +5,7 @@
 //! replicated verbatim: bugu's inserts are a pure function of the filter and the item, so a
 //! replica that applies the same commands holds the same bytes.
 
-use std::ffi::CString;
+use std::ffi::{CString, c_long};
 
 use redis_module::{Context, ContextFlags, RedisError, RedisResult, RedisString, RedisValue, raw};
 
@@ -13,6 +13,7 @@ use crate::args::{self, ArgError};
 use crate::error::CfError;
 use crate::key::OpenKey;
 use crate::settings::Settings;
+use crate::stored::{self, KeyValue, NewValue};
 use crate::value::dump::DumpStep;
 use crate::value::{CfValue, Info};
 
@@ -46,13 +47,13 @@ fn exactly<const N: usize>(args: &[RedisString]) -> Result<[&[u8]; N], RedisErro
     Ok(args.each_ref().map(RedisString::as_slice))
 }
 
-/// The filter under a key opened for writing, created with `settings` if the key is empty;
-/// whether it was created.
-fn value_or_create(key: &OpenKey, settings: Settings) -> Result<(&mut CfValue, bool), RedisError> {
+/// The value under a key opened for writing, a bugu filter created with `settings` if the key is
+/// empty; whether it was created.
+fn value_or_create(key: &OpenKey, settings: Settings) -> Result<(KeyValue<'_>, bool), RedisError> {
     if let Some(value) = key.value()? {
         return Ok((value, false));
     }
-    key.set_value(CfValue::reserve(settings)?)?;
+    key.set_value(NewValue::Bugu(CfValue::reserve(settings)?))?;
     Ok((key.value()?.ok_or(CfError::NotFound)?, true))
 }
 
@@ -68,7 +69,7 @@ pub(crate) fn reserve(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if key.value()?.is_some() {
         return Err(CfError::Exists.into());
     }
-    key.set_value(CfValue::reserve(settings)?)?;
+    key.set_value(NewValue::Bugu(CfValue::reserve(settings)?))?;
     ctx.replicate_verbatim();
     Ok(RedisValue::SimpleStringStatic("OK"))
 }
@@ -85,10 +86,11 @@ pub(crate) fn add_nx(ctx: &Context, key: *mut raw::RedisModuleString, item: &[u8
 
 fn add_one(ctx: &Context, key: *mut raw::RedisModuleString, item: &[u8], unique: bool) -> RedisResult {
     let key = OpenKey::open(ctx, key, true);
-    let (value, created) = value_or_create(&key, Settings::default())?;
-    let added = value
-        .ready_mut()
-        .and_then(|filter| if unique { filter.add_unique(item) } else { filter.add(item).map(|()| true) });
+    let (mut value, created) = value_or_create(&key, Settings::default())?;
+    let added = value.ready_mut().and_then(|filter| {
+        filter.check_writable()?;
+        if unique { filter.add_unique(item) } else { filter.add(item).map(|()| true) }
+    });
     if created || added.is_ok() {
         ctx.replicate_verbatim();
     }
@@ -112,8 +114,9 @@ fn insert_many(ctx: &Context, args: Vec<RedisString>, unique: bool) -> RedisResu
     if parsed.no_create && key.value()?.is_none() {
         return Err(CfError::NotFound.into());
     }
-    let (value, _) = value_or_create(&key, parsed.settings)?;
+    let (mut value, _) = value_or_create(&key, parsed.settings)?;
     let filter = value.ready_mut()?;
+    filter.check_writable()?;
     let booleans = !unique && resp3(ctx);
     let replies = parsed
         .items
@@ -145,7 +148,8 @@ pub(crate) fn exists(ctx: &Context, key: *mut raw::RedisModuleString, item: &[u8
 pub(crate) fn mexists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     let argv = arguments(&args, 3)?;
     let key = OpenKey::open(ctx, args[1].inner, false);
-    let filter = key.value()?.map(|value| value.ready()).transpose()?;
+    let value = key.value()?;
+    let filter = value.as_ref().map(KeyValue::ready).transpose()?;
     let answers =
         argv[2..].iter().map(|item| RedisValue::Bool(filter.is_some_and(|filter| filter.contains(item))));
     Ok(RedisValue::Array(answers.collect()))
@@ -166,7 +170,8 @@ pub(crate) fn count(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 pub(crate) fn del(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     let argv = exactly::<3>(&args)?;
     let key = OpenKey::open(ctx, args[1].inner, true);
-    let filter = key.value()?.ok_or(CfError::DelNotFound)?.ready_mut()?;
+    let mut value = key.value()?.ok_or(CfError::DelNotFound)?;
+    let filter = value.ready_mut()?;
     let removed = filter.delete(argv[2]);
     if removed {
         ctx.replicate_verbatim();
@@ -174,7 +179,7 @@ pub(crate) fn del(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     Ok(RedisValue::Bool(removed))
 }
 
-/// `CF.INFO key`: the filter's fields, in RedisBloom's order.
+/// `CF.INFO key`: the filter's fields, in RedisBloom's order, then the key's layout.
 pub(crate) fn info(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     exactly::<2>(&args)?;
     let key = OpenKey::open(ctx, args[1].inner, false);
@@ -196,11 +201,15 @@ fn reply_info(ctx: &Context, info: &Info) {
         ("Expansion rate", info.expansion),
         ("Max iterations", info.max_iterations),
     ];
-    raw::reply_with_map(ctx.ctx, fields.len() as _);
+    raw::reply_with_map(ctx.ctx, fields.len() as c_long + 1);
     for (name, number) in fields {
         let name = CString::new(name).expect("no NUL in the field names");
         raw::reply_with_simple_string(ctx.ctx, name.as_ptr());
         raw::reply_with_long_long(ctx.ctx, number as i64);
+    }
+    for text in ["Layout", info.layout] {
+        let text = CString::new(text).expect("no NUL in the layout names");
+        raw::reply_with_simple_string(ctx.ctx, text.as_ptr());
     }
 }
 
@@ -224,7 +233,7 @@ pub(crate) fn loadchunk(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     let argv = exactly::<4>(&args)?;
     let iterator = args::integer(argv[2]).ok_or(CfError::InvalidPosition)?;
     let key = OpenKey::open(ctx, args[1].inner, true);
-    if let Some(started) = CfValue::load_chunk(key.value()?, iterator, argv[3])? {
+    if let Some(started) = stored::load_chunk(key.value()?, iterator, argv[3])? {
         key.set_value(started)?;
     }
     ctx.replicate_verbatim();

@@ -7,10 +7,13 @@
 
 use std::ffi::c_void;
 
+use redis_module::native_types::RedisType;
 use redis_module::{Context, RedisError, raw};
 
-use crate::datatype::CF_TYPE;
+use crate::datatype::{CF_TYPE, REDISBLOOM_TYPE};
 use crate::error::CfError;
+use crate::redisbloom::RedisBloomFilter;
+use crate::stored::{KeyValue, NewValue};
 use crate::value::CfValue;
 
 /// An open key; closed when dropped.
@@ -25,12 +28,11 @@ impl OpenKey {
         Self { key: raw::open_key(ctx.ctx, name, mode) }
     }
 
-    /// The filter under the key; `None` if the key is empty.
+    /// The value under the key, of either type; `None` if the key is empty.
     ///
     /// The reference is Redis's value, valid while the key stays open and unchanged; the commands
     /// use it within the call that opened the key, as the crate's `get_value` does.
-    #[allow(clippy::mut_from_ref)]
-    pub(crate) fn value(&self) -> Result<Option<&mut CfValue>, CfError> {
+    pub(crate) fn value(&self) -> Result<Option<KeyValue<'_>>, CfError> {
         // SAFETY: the API table is filled when the module loads; `self.key` is an open key (or
         // null for a missing key opened for reading, which Redis reports as empty).
         let (Some(key_type), Some(module_type), Some(get_value)) = (unsafe {
@@ -49,25 +51,45 @@ impl OpenKey {
             _ => return Err(CfError::WrongType),
         }
         // SAFETY: as above; the key holds a module value.
-        if unsafe { module_type(self.key) } != *CF_TYPE.raw_type.borrow() {
-            return Err(CfError::WrongType);
+        let found = unsafe { module_type(self.key) };
+        // SAFETY: as above.
+        let value = unsafe { get_value(self.key) };
+        if found == *CF_TYPE.raw_type.borrow() {
+            // SAFETY: a key of bugu's type holds a `Box<CfValue>` made raw by `set_value`,
+            // `rdb_load` or `copy`, alive while the key holds it.
+            Ok(Some(KeyValue::Bugu(unsafe { &mut *value.cast::<CfValue>() })))
+        } else if !found.is_null() && found == *REDISBLOOM_TYPE.raw_type.borrow() {
+            // SAFETY: likewise, a key of RedisBloom's type holds a `Box<RedisBloomFilter>`.
+            Ok(Some(KeyValue::RedisBloom(unsafe { &mut *value.cast::<RedisBloomFilter>() })))
+        } else {
+            Err(CfError::WrongType)
         }
-        // SAFETY: a key of this module's type holds a `Box<CfValue>` made raw by `set_value`,
-        // `rdb_load` or `copy`, alive while the key holds it.
-        Ok(Some(unsafe { &mut *get_value(self.key).cast::<CfValue>() }))
     }
 
-    /// Stores a value under the writable key; Redis frees the value it held, if any (a restore
-    /// restarted by a new header chunk).
-    pub(crate) fn set_value(&self, value: CfValue) -> Result<(), RedisError> {
+    /// Stores a value under the writable key, as the type its variant names; Redis frees the value
+    /// it held, if any (a restore restarted by a new header chunk).
+    pub(crate) fn set_value(&self, value: NewValue) -> Result<(), RedisError> {
+        match value {
+            NewValue::Bugu(value) => self.set_typed(&CF_TYPE, value),
+            NewValue::RedisBloom(filter) => self.set_typed(&REDISBLOOM_TYPE, filter),
+        }
+    }
+
+    fn set_typed<T>(&self, redis_type: &RedisType, value: T) -> Result<(), RedisError> {
         // SAFETY: the API table is filled when the module loads.
         let Some(set_value) = (unsafe { raw::RedisModule_ModuleTypeSetValue }) else {
             return Err(RedisError::Str("ERR the module API is missing"));
         };
+        let raw_type = *redis_type.raw_type.borrow();
+        if raw_type.is_null() {
+            // A type not registered (RedisBloom's, with the takeover off).
+            return Err(CfError::WrongType.into());
+        }
         let value = Box::into_raw(Box::new(value));
         // SAFETY: `self.key` is open for writing; on success Redis owns the box and frees it
-        // through the type's `free`.
-        let status = unsafe { set_value(self.key, *CF_TYPE.raw_type.borrow(), value.cast::<c_void>()) };
+        // through the type's `free`, which drops a `Box<T>` (`datatype` pairs each type with the
+        // Rust type of its values).
+        let status = unsafe { set_value(self.key, raw_type, value.cast::<c_void>()) };
         if status == raw::REDISMODULE_OK as i32 {
             Ok(())
         } else {

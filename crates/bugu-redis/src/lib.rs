@@ -5,6 +5,10 @@
 //! - `args`: parsing of the commands' arguments;
 //! - `value`: the value under a key, its saved form and its chunked dump and restore (no Redis
 //!   in it, so it is tested without a server);
+//! - `redisbloom`: RedisBloom's filters, in its layout, with its hashing, RDB encoding and dump
+//!   format (no Redis in it either), so that keys RedisBloom wrote answer as before;
+//! - `stored`: a key's value of either type, as the commands reach it;
+//! - `module_args`: the module's load-time arguments;
 //! - `error`: every error reply's text;
 //! - `commands`, `direct`, `key`, `keyspecs` and `datatype`: the thin layer that talks to Redis;
 //! - `alloc`: the module's allocator, Redis's, and what its blocks cost.
@@ -15,7 +19,10 @@
 mod alloc;
 mod args;
 mod error;
+mod module_args;
+mod redisbloom;
 mod settings;
+mod stored;
 mod value;
 
 // The layer that talks to Redis, left out of unit tests: they run without a server and must not
@@ -48,11 +55,20 @@ macro_rules! module {
             commands: [$([$name, $handler, $flags, 1, 1, 1, ""]),*],
         }
 
-        /// Once the type and the crate's commands are registered: I/O errors handled, the
-        /// commands `direct` registers itself (with their key specs), then the others' key specs.
+        /// Once bugu's type and the crate's commands are registered: the module's arguments
+        /// read, I/O errors handled and RedisBloom's type registered, the commands `direct`
+        /// registers itself (with their key specs), then the others' key specs.
         fn init(ctx: &redis_module::Context, args: &[redis_module::RedisString]) -> redis_module::Status {
             use redis_module::Status;
-            match datatype::handle_io_errors(ctx, args) {
+            let arguments: Vec<&[u8]> = args.iter().map(redis_module::RedisString::as_slice).collect();
+            match module_args::parse(&arguments) {
+                Ok(parsed) => redisbloom::set_takeover(parsed.redisbloom_data),
+                Err(message) => {
+                    ctx.log_warning(&message);
+                    return Status::Err;
+                }
+            }
+            match datatype::init(ctx, args) {
                 Status::Ok => match direct::register(ctx) {
                     Status::Ok => keyspecs::declare(ctx, &[$(($name, $key_spec)),*]),
                     failed => failed,

@@ -41,6 +41,7 @@ INFO_FIELDS = [
     "Bucket size",
     "Expansion rate",
     "Max iterations",
+    "Layout",
 ]
 WRITE_COMMANDS = ["CF.RESERVE", "CF.ADD", "CF.ADDNX", "CF.INSERT", "CF.INSERTNX", "CF.DEL", "CF.LOADCHUNK"]
 READ_COMMANDS = ["CF.EXISTS", "CF.MEXISTS", "CF.COUNT", "CF.INFO", "CF.SCANDUMP"]

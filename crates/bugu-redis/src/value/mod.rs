@@ -21,6 +21,7 @@ use bugu::{AnyFilter, Filter, FilterMut, InsertError, Persist};
 use crate::alloc::block_size;
 use crate::error::CfError;
 use crate::settings::Settings;
+use crate::value::dump::DumpStep;
 
 pub(crate) mod dump;
 mod header;
@@ -65,6 +66,40 @@ pub(crate) struct Info {
     pub(crate) bucket_size: u64,
     pub(crate) expansion: u64,
     pub(crate) max_iterations: u64,
+    /// Which layout the key's filter has: one of [`Info::CHAIN`], [`Info::ONE_TABLE`],
+    /// [`Info::REDISBLOOM`].
+    pub(crate) layout: &'static str,
+}
+
+impl Info {
+    /// A bugu chain of levels.
+    pub(crate) const CHAIN: &'static str = "bugu-chain";
+    /// A bugu table that splits as it grows.
+    pub(crate) const ONE_TABLE: &'static str = "bugu-onetable";
+    /// RedisBloom's layout, with its hashing: a key RedisBloom wrote.
+    pub(crate) const REDISBLOOM: &'static str = "redisbloom";
+}
+
+/// What the commands ask of a key's filter, whichever layout it has.
+pub(crate) trait KeyFilter {
+    /// Whether a write command may insert at all (checked once, before any of its items).
+    fn check_writable(&self) -> Result<(), CfError> {
+        Ok(())
+    }
+    /// Adds one copy of an item.
+    fn add(&mut self, item: &[u8]) -> Result<(), CfError>;
+    /// Adds an item unless it may be present already; `true` if it was added.
+    fn add_unique(&mut self, item: &[u8]) -> Result<bool, CfError>;
+    /// Whether an item may be present.
+    fn contains(&self, item: &[u8]) -> bool;
+    /// How many copies of an item may be present (an upper bound).
+    fn count(&self, item: &[u8]) -> u64;
+    /// Removes one copy of an item; `false` if none was removed.
+    fn delete(&mut self, item: &[u8]) -> bool;
+    /// What `CF.INFO` reports.
+    fn info(&self) -> Info;
+    /// One step of `CF.SCANDUMP`.
+    fn dump_step(&self, iterator: i64) -> Result<DumpStep, CfError>;
 }
 
 impl CfValue {
@@ -159,43 +194,6 @@ impl Ready {
         }
     }
 
-    /// Adds one copy of an item.
-    pub(crate) fn add(&mut self, item: &[u8]) -> Result<(), CfError> {
-        self.filter.insert_bytes(item).map_err(|error| self.insert_error(error))
-    }
-
-    /// Adds an item unless it may be present already; `true` if it was added.
-    pub(crate) fn add_unique(&mut self, item: &[u8]) -> Result<bool, CfError> {
-        self.filter.insert_unique_bytes(item).map_err(|error| self.insert_error(error))
-    }
-
-    fn insert_error(&self, error: InsertError) -> CfError {
-        match error {
-            InsertError::CopyLimit { .. } => CfError::TooManyCopies,
-            InsertError::OutOfMemory { .. } => CfError::OutOfMemory,
-            _ if self.settings.expansion == 0 => CfError::Full,
-            _ => CfError::MaxExpansions,
-        }
-    }
-
-    /// Whether an item may be present.
-    pub(crate) fn contains(&self, item: &[u8]) -> bool {
-        self.filter.contains_bytes(item)
-    }
-
-    /// How many copies of an item may be present (an upper bound).
-    pub(crate) fn count(&self, item: &[u8]) -> usize {
-        self.filter.count_bytes(item)
-    }
-
-    /// Removes one copy of an item; `false` if none was removed (absent, or, in a chain, present
-    /// in several levels, where removing could take another item's copy).
-    pub(crate) fn delete(&mut self, item: &[u8]) -> bool {
-        let removed = self.filter.remove_bytes(item);
-        self.deleted += u64::from(removed);
-        removed
-    }
-
     /// Bytes of memory the value holds, as the allocator counts them: the boxed value and every
     /// heap block of the filter, the working buffers of a chain's inserts included (a dump keeps
     /// no copy: its chunks are cut from the filter as they are asked for).
@@ -211,8 +209,45 @@ impl Ready {
         let scratch: usize = self.filter.scratch_blocks().into_iter().map(block_size).sum();
         self.memory_usage() - scratch
     }
+}
 
-    pub(crate) fn info(&self) -> Info {
+impl Ready {
+    fn insert_error(&self, error: InsertError) -> CfError {
+        match error {
+            InsertError::CopyLimit { .. } => CfError::TooManyCopies,
+            InsertError::OutOfMemory { .. } => CfError::OutOfMemory,
+            _ if self.settings.expansion == 0 => CfError::Full,
+            _ => CfError::MaxExpansions,
+        }
+    }
+}
+
+impl KeyFilter for Ready {
+    fn add(&mut self, item: &[u8]) -> Result<(), CfError> {
+        self.filter.insert_bytes(item).map_err(|error| self.insert_error(error))
+    }
+
+    fn add_unique(&mut self, item: &[u8]) -> Result<bool, CfError> {
+        self.filter.insert_unique_bytes(item).map_err(|error| self.insert_error(error))
+    }
+
+    fn contains(&self, item: &[u8]) -> bool {
+        self.filter.contains_bytes(item)
+    }
+
+    fn count(&self, item: &[u8]) -> u64 {
+        self.filter.count_bytes(item) as u64
+    }
+
+    /// In a chain, an item present in several levels is not removed: removing could take another
+    /// item's copy.
+    fn delete(&mut self, item: &[u8]) -> bool {
+        let removed = self.filter.remove_bytes(item);
+        self.deleted += u64::from(removed);
+        removed
+    }
+
+    fn info(&self) -> Info {
         let summary = self.filter.summary();
         Info {
             size: self.filter_bytes() as u64,
@@ -223,7 +258,15 @@ impl Ready {
             bucket_size: self.settings.bucket_size,
             expansion: self.settings.expansion,
             max_iterations: self.settings.max_iterations,
+            layout: match self.filter {
+                AnyFilter::OneTable(_) => Info::ONE_TABLE,
+                _ => Info::CHAIN,
+            },
         }
+    }
+
+    fn dump_step(&self, iterator: i64) -> Result<DumpStep, CfError> {
+        Ready::dump_step(self, iterator)
     }
 }
 

@@ -1,0 +1,244 @@
+//! Lookups, counts, inserts and deletes, each taking the same steps as RedisBloom's: which
+//! sub-filter and which slot an insert fills, which fingerprint a kick moves, which copy a delete
+//! clears and when a delete compacts the chain. Answers depend only on which fingerprints sit in
+//! which buckets, but later inserts (and so when the filter grows or reports itself full) depend
+//! on where each one sits: only the same steps leave the same bytes.
+
+use super::hash::{Lookup, alternate};
+use super::{MAX_FILTERS_FOR_INSERT, RedisBloomFilter};
+use crate::error::CfError;
+
+/// A sub-filter's slots and its bucket size, for one operation.
+struct Slots<'a> {
+    slots: &'a [u8],
+    bucket_size: usize,
+}
+
+impl<'a> Slots<'a> {
+    fn buckets(&self) -> u64 {
+        (self.slots.len() / self.bucket_size) as u64
+    }
+
+    /// The bucket that a bucket hash (or a bucket number of a sub-filter as large or larger)
+    /// names here.
+    fn bucket(&self, hash: u64) -> &'a [u8] {
+        let start = (hash % self.buckets()) as usize * self.bucket_size;
+        &self.slots[start..start + self.bucket_size]
+    }
+
+    /// Copies of `fingerprint` in the item's two buckets (one bucket counted twice when both
+    /// hashes name it, as RedisBloom counts).
+    fn count(&self, lookup: &Lookup) -> u64 {
+        [lookup.first, lookup.second]
+            .into_iter()
+            .map(|hash| self.bucket(hash).iter().filter(|&&slot| slot == lookup.fingerprint).count() as u64)
+            .sum()
+    }
+
+    fn holds(&self, lookup: &Lookup) -> bool {
+        [lookup.first, lookup.second].into_iter().any(|hash| self.bucket(hash).contains(&lookup.fingerprint))
+    }
+}
+
+/// The slot index (in a sub-filter's slots) of the first empty slot of the bucket `hash` names,
+/// then of the other bucket.
+fn empty_slot(slots: &[u8], bucket_size: usize, first: u64, second: u64) -> Option<usize> {
+    let buckets = (slots.len() / bucket_size) as u64;
+    [first, second].into_iter().find_map(|hash| {
+        let start = (hash % buckets) as usize * bucket_size;
+        slots[start..start + bucket_size].iter().position(|&slot| slot == 0).map(|at| start + at)
+    })
+}
+
+impl RedisBloomFilter {
+    fn bucket_size(&self) -> usize {
+        self.shape.bucket_size as usize
+    }
+
+    fn slots(&self, index: usize) -> Slots<'_> {
+        Slots { slots: &self.filters[index], bucket_size: self.bucket_size() }
+    }
+
+    /// Whether the item may be present: its fingerprint in either of its buckets of any
+    /// sub-filter.
+    pub(crate) fn contains(&self, item: &[u8]) -> bool {
+        let lookup = Lookup::of_item(item);
+        (0..self.filters.len()).any(|index| self.slots(index).holds(&lookup))
+    }
+
+    /// Copies of the item's fingerprint in its buckets of every sub-filter.
+    pub(crate) fn count(&self, item: &[u8]) -> u64 {
+        let lookup = Lookup::of_item(item);
+        (0..self.filters.len()).map(|index| self.slots(index).count(&lookup)).sum()
+    }
+
+    /// RedisBloom's check before any insert of a command: a filter that already has its most
+    /// sub-filters takes no more items.
+    pub(crate) fn check_writable(&self) -> Result<(), CfError> {
+        if self.filters.len() >= MAX_FILTERS_FOR_INSERT {
+            return Err(CfError::MaxExpansions);
+        }
+        Ok(())
+    }
+
+    /// Adds one copy of the item.
+    pub(crate) fn add(&mut self, item: &[u8]) -> Result<(), CfError> {
+        self.insert(&Lookup::of_item(item))
+    }
+
+    /// Adds the item unless it may be present; `true` if it was added.
+    pub(crate) fn add_unique(&mut self, item: &[u8]) -> Result<bool, CfError> {
+        let lookup = Lookup::of_item(item);
+        if (0..self.filters.len()).any(|index| self.slots(index).holds(&lookup)) {
+            return Ok(false);
+        }
+        self.insert(&lookup).map(|()| true)
+    }
+
+    /// An empty slot of either bucket in any sub-filter, newest first; else kicks in the newest;
+    /// else a new sub-filter (unless `EXPANSION` is 0), where the first try always succeeds.
+    fn insert(&mut self, lookup: &Lookup) -> Result<(), CfError> {
+        let bucket_size = self.bucket_size();
+        loop {
+            for slots in self.filters.iter_mut().rev() {
+                if let Some(at) = empty_slot(slots, bucket_size, lookup.first, lookup.second) {
+                    slots[at] = lookup.fingerprint;
+                    self.shape.items += 1;
+                    return Ok(());
+                }
+            }
+            if self.kick_in(lookup) {
+                self.shape.items += 1;
+                return Ok(());
+            }
+            if self.shape.expansion == 0 {
+                return Err(CfError::Full);
+            }
+            self.grow()?;
+        }
+    }
+
+    /// RedisBloom's eviction in the newest sub-filter: from the item's first bucket, swap the
+    /// fingerprint in hand with the slot at a victim index that advances by one each step, and go
+    /// to the evicted fingerprint's other bucket, until a bucket has an empty slot or
+    /// `MAXITERATIONS` steps are done. On failure the same steps are walked back, so the
+    /// sub-filter is left as it was.
+    fn kick_in(&mut self, lookup: &Lookup) -> bool {
+        let bucket_size = self.bucket_size();
+        let steps = self.shape.max_iterations;
+        let Some(slots) = self.filters.last_mut() else {
+            return false;
+        };
+        let buckets = (slots.len() / bucket_size) as u64;
+        let mut fingerprint = lookup.fingerprint;
+        let mut victim = 0;
+        let mut bucket = lookup.first % buckets;
+        for _ in 0..steps {
+            std::mem::swap(&mut slots[bucket as usize * bucket_size + victim], &mut fingerprint);
+            bucket = alternate(fingerprint, bucket) % buckets;
+            let start = bucket as usize * bucket_size;
+            if let Some(empty) = slots[start..start + bucket_size].iter_mut().find(|slot| **slot == 0) {
+                *empty = fingerprint;
+                return true;
+            }
+            victim = (victim + 1) % bucket_size;
+        }
+        for _ in 0..steps {
+            victim = (victim + bucket_size - 1) % bucket_size;
+            bucket = alternate(fingerprint, bucket) % buckets;
+            std::mem::swap(&mut slots[bucket as usize * bucket_size + victim], &mut fingerprint);
+        }
+        false
+    }
+
+    /// A new, empty sub-filter `expansion` times larger than the newest.
+    fn grow(&mut self) -> Result<(), CfError> {
+        let size = self
+            .shape
+            .filter_bytes(self.filters.len() as u64)
+            .filter(|&size| size <= super::MAX_BYTES - self.slot_bytes())
+            .ok_or(CfError::OutOfMemory)?;
+        self.filters.try_reserve(1).map_err(|_| CfError::OutOfMemory)?;
+        self.filters.push(vec![0; size as usize]);
+        self.shape.filters += 1;
+        Ok(())
+    }
+
+    fn slot_bytes(&self) -> u64 {
+        self.filters.iter().map(|slots| slots.len() as u64).sum()
+    }
+
+    /// Removes one copy of the item: from the newest sub-filter that holds one, its first bucket
+    /// before its second. When deletes since the last compaction pass a tenth of the items, the
+    /// chain is compacted. `false` if no copy was found.
+    pub(crate) fn delete(&mut self, item: &[u8]) -> bool {
+        let lookup = Lookup::of_item(item);
+        let bucket_size = self.bucket_size();
+        for slots in self.filters.iter_mut().rev() {
+            let buckets = (slots.len() / bucket_size) as u64;
+            let found = [lookup.first, lookup.second].into_iter().find_map(|hash| {
+                let start = (hash % buckets) as usize * bucket_size;
+                slots[start..start + bucket_size]
+                    .iter()
+                    .position(|&slot| slot == lookup.fingerprint)
+                    .map(|at| start + at)
+            });
+            if let Some(at) = found {
+                slots[at] = 0;
+                // RedisBloom's counts wrap rather than fail (a false positive deleted from a
+                // filter whose count was already 0).
+                self.shape.items = self.shape.items.wrapping_sub(1);
+                self.shape.deletes = self.shape.deletes.wrapping_add(1);
+                if self.filters.len() > 1 && self.shape.deletes as f64 > self.shape.items as f64 * 0.10 {
+                    self.compact();
+                }
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Moves fingerprints from the newest sub-filters into older ones with room, newest first,
+    /// freeing a newest sub-filter that empties; stops at the first sub-filter that cannot be
+    /// emptied. Resets the count of deletes.
+    fn compact(&mut self) {
+        for index in (1..self.filters.len()).rev() {
+            if !self.empty_into_older(index) {
+                break;
+            }
+            if index == self.filters.len() - 1 {
+                self.filters.pop();
+                self.shape.filters -= 1;
+            }
+        }
+        self.shape.deletes = 0;
+    }
+
+    /// Moves each fingerprint of sub-filter `index` (bucket by bucket, slot by slot) to an empty
+    /// slot of its buckets in the oldest sub-filter that has one; `true` if all moved.
+    fn empty_into_older(&mut self, index: usize) -> bool {
+        let bucket_size = self.bucket_size();
+        let (older, rest) = self.filters.split_at_mut(index);
+        let slots = &mut rest[0];
+        let mut all_moved = true;
+        for (at, slot) in slots.iter_mut().enumerate() {
+            let fingerprint = *slot;
+            if fingerprint == 0 {
+                continue;
+            }
+            let bucket = (at / bucket_size) as u64;
+            let other = alternate(fingerprint, bucket);
+            let home = older
+                .iter_mut()
+                .find_map(|older| empty_slot(older, bucket_size, bucket, other).map(|empty| (older, empty)));
+            match home {
+                Some((older, empty)) => {
+                    older[empty] = fingerprint;
+                    *slot = 0;
+                }
+                None => all_moved = false,
+            }
+        }
+        all_moved
+    }
+}

@@ -5,7 +5,7 @@
 //! replicated verbatim: bugu's inserts are a pure function of the filter and the item, so a
 //! replica that applies the same commands holds the same bytes.
 
-use std::ffi::{CString, c_long};
+use std::ffi::{CString, c_int, c_long};
 
 use redis_module::{Context, ContextFlags, RedisError, RedisResult, RedisString, RedisValue, raw};
 
@@ -144,15 +144,23 @@ pub(crate) fn exists(ctx: &Context, key: *mut raw::RedisModuleString, item: &[u8
     }))
 }
 
-/// `CF.MEXISTS key item...`: `CF.EXISTS` for each item.
-pub(crate) fn mexists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
-    let argv = arguments(&args, 3)?;
-    let key = OpenKey::open(ctx, args[1].inner, false);
+/// `CF.MEXISTS key item...`: `CF.EXISTS` for each item (registered directly, see `direct`). The
+/// items are read in place and each answer is sent as it is found: nothing is allocated.
+pub(crate) fn mexists(
+    ctx: &Context,
+    key: *mut raw::RedisModuleString,
+    items: &[*mut raw::RedisModuleString],
+) -> RedisResult {
+    let key = OpenKey::open(ctx, key, false);
     let value = key.value()?;
     let filter = value.as_ref().map(KeyValue::ready).transpose()?;
-    let answers =
-        argv[2..].iter().map(|item| RedisValue::Bool(filter.is_some_and(|filter| filter.contains(item))));
-    Ok(RedisValue::Array(answers.collect()))
+    raw::reply_with_array(ctx.ctx, items.len() as c_long);
+    for &item in items {
+        let found = filter.is_some_and(|filter| filter.contains(RedisString::string_as_slice(item)));
+        // Redis sends a boolean in RESP3 and the integer 1 or 0 in RESP2.
+        raw::reply_with_bool(ctx.ctx, c_int::from(found));
+    }
+    Ok(RedisValue::NoReply)
 }
 
 /// `CF.COUNT key item`: how many copies of the item may be present (an upper bound).

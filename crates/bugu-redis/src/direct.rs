@@ -1,5 +1,5 @@
-//! `CF.ADD`, `CF.ADDNX` and `CF.EXISTS`, registered with Redis directly rather than through the
-//! `redis-module` crate's command table.
+//! `CF.ADD`, `CF.ADDNX`, `CF.EXISTS` and `CF.MEXISTS`, registered with Redis directly rather than
+//! through the `redis-module` crate's command table.
 //!
 //! The crate's wrapper hands a handler its arguments as a `Vec` of retained strings: an
 //! allocation, and a retain and a release per argument, on every call. For these one-item
@@ -16,13 +16,18 @@ use crate::keyspecs::{self, KeySpecFlags};
 
 /// A handler of `COMMAND key item`: the key's name as Redis passed it, the item's bytes.
 type KeyItemHandler = fn(&Context, *mut raw::RedisModuleString, &[u8]) -> RedisResult;
+/// A handler of `COMMAND key item...`: the key's name and the items (at least one) as Redis
+/// passed them.
+type KeyItemsHandler =
+    fn(&Context, *mut raw::RedisModuleString, &[*mut raw::RedisModuleString]) -> RedisResult;
 
 /// The commands, with the flags Redis knows them by (first key, last key and key step are 1) and
 /// their key specs.
-const COMMANDS: [(&CStr, raw::RedisModuleCmdFunc, &CStr, KeySpecFlags); 3] = [
+const COMMANDS: [(&CStr, raw::RedisModuleCmdFunc, &CStr, KeySpecFlags); 4] = [
     (c"CF.ADD", Some(add), c"write deny-oom", keyspecs::INSERT),
     (c"CF.ADDNX", Some(add_nx), c"write deny-oom", keyspecs::INSERT),
     (c"CF.EXISTS", Some(exists), c"readonly fast", keyspecs::READ),
+    (c"CF.MEXISTS", Some(mexists), c"readonly fast", keyspecs::READ),
 ];
 
 /// Registers the commands and declares their key specs; called once while the module loads.
@@ -61,6 +66,33 @@ fn run(
         Err(RedisError::WrongArity)
     };
     context.reply(result) as c_int
+}
+
+/// Runs `handler` on a command's arguments (a key and one item or more) and sends its reply.
+fn run_many(
+    ctx: *mut raw::RedisModuleCtx,
+    argv: *mut *mut raw::RedisModuleString,
+    argc: c_int,
+    handler: KeyItemsHandler,
+) -> c_int {
+    let context = Context::new(ctx);
+    let result = match usize::try_from(argc) {
+        Ok(count) if count >= 3 => {
+            // SAFETY: Redis passes `argc` valid strings in `argv`, alive for the whole call.
+            let args = unsafe { std::slice::from_raw_parts(argv, count) };
+            handler(&context, args[1], &args[2..])
+        }
+        _ => Err(RedisError::WrongArity),
+    };
+    context.reply(result) as c_int
+}
+
+extern "C" fn mexists(
+    ctx: *mut raw::RedisModuleCtx,
+    argv: *mut *mut raw::RedisModuleString,
+    argc: c_int,
+) -> c_int {
+    run_many(ctx, argv, argc, commands::mexists)
 }
 
 /// The C entry point Redis calls for each command: [`run`] with the command's handler.

@@ -79,13 +79,12 @@ macro_rules! module {
     };
 }
 
-// CF.ADD, CF.ADDNX and CF.EXISTS are registered by `init`, through `direct`.
+// CF.ADD, CF.ADDNX, CF.EXISTS and CF.MEXISTS are registered by `init`, through `direct`.
 #[cfg(not(test))]
 module! {
     ["CF.RESERVE", commands::reserve, "write deny-oom", keyspecs::CREATE],
     ["CF.INSERT", commands::insert, "write deny-oom", keyspecs::INSERT],
     ["CF.INSERTNX", commands::insert_nx, "write deny-oom", keyspecs::INSERT],
-    ["CF.MEXISTS", commands::mexists, "readonly fast", keyspecs::READ],
     ["CF.COUNT", commands::count, "readonly fast", keyspecs::READ],
     ["CF.DEL", commands::del, "write fast", keyspecs::DELETE],
     ["CF.INFO", commands::info, "readonly fast", keyspecs::READ_METADATA],

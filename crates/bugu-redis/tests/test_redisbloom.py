@@ -292,3 +292,25 @@ def test_hostile_redisbloom_values_are_refused_whole(tmp_path, servers):
             client.restore("k", 0, value)
         assert client.exists("k") == 0, what
     assert client.ping()
+
+
+def test_memory_usage_of_redisbloom_keys_is_what_deleting_them_frees(tmp_path, servers):
+    server = server_with(tmp_path, "memory")
+    servers.append(server.start())
+    client = server.client()
+    for name in ["reserved-b2", "grown-e2-b4", "exp8-b2", "deleted-e2-b2"]:
+        payload = (DATA / f"{name}.payload").read_bytes()
+        # The first rounds of these commands also grow the server's own buffers for this client
+        # (by 24 KB at the first DEL here): two unmeasured cycles of the same commands first.
+        for _ in range(2):
+            client.restore("warm-up", 0, payload)
+            client.memory_usage("warm-up")
+            client.info("memory")
+            client.delete("warm-up")
+            client.info("memory")
+        client.restore(name, 0, payload)
+        usage = client.memory_usage(name)
+        before = client.info("memory")["used_memory"]
+        client.delete(name)
+        freed = before - client.info("memory")["used_memory"]
+        assert 0.97 <= usage / freed <= 1.03, (name, usage, freed)

@@ -45,6 +45,9 @@ INFO_FIELDS = [
 ]
 WRITE_COMMANDS = ["CF.RESERVE", "CF.ADD", "CF.ADDNX", "CF.INSERT", "CF.INSERTNX", "CF.DEL", "CF.LOADCHUNK"]
 READ_COMMANDS = ["CF.EXISTS", "CF.MEXISTS", "CF.COUNT", "CF.INFO", "CF.SCANDUMP"]
+# Server options for tests that read used_memory around a delete or a flush: Valkey frees
+# deleted and flushed values in a background thread by default.
+SYNCHRONOUS_FREES = ("--lazyfree-lazy-user-del", "no", "--lazyfree-lazy-user-flush", "no")
 CHUNK_LIMIT = 1 << 20  # SCANDUMP's largest chunk (of filters up to 32 MiB)
 POSITION_MASK = (1 << 41) - 1  # a dump iterator's position bits; the bits above name the dump
 CRASH_MARKERS = ("Guru Meditation", "crashed by signal", "ASSERTION FAILED", "panicked", "argv[")

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from conftest import INFO_FIELDS, Server, batched, cf_info, error_of, free_port, pipelined, seal
+from conftest import INFO_FIELDS, SYNCHRONOUS_FREES, Server, batched, cf_info, error_of, free_port, pipelined, seal
 
 DATA = Path(__file__).parent / "data" / "redisbloom"
 KEYS = json.loads((DATA / "keys.json").read_text())["keys"]
@@ -295,7 +295,7 @@ def test_hostile_redisbloom_values_are_refused_whole(tmp_path, servers):
 
 
 def test_memory_usage_of_redisbloom_keys_is_what_deleting_them_frees(tmp_path, servers):
-    server = server_with(tmp_path, "memory")
+    server = server_with(tmp_path, "memory", *SYNCHRONOUS_FREES)
     servers.append(server.start())
     client = server.client()
     for name in ["reserved-b2", "grown-e2-b4", "exp8-b2", "deleted-e2-b2"]:

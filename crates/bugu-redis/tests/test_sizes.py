@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from conftest import batched, cf_info, insert_all, items, pipelined, reserve
+from conftest import SYNCHRONOUS_FREES, batched, cf_info, insert_all, items, pipelined, reserve
 
 LARGEST_CAPACITY = 1 << 30
 
@@ -45,7 +45,7 @@ def test_reported_sizes_are_what_the_allocator_counts(start_server):
     # level keeps its insert search's scratch space: the tables' bytes alone fell short. Size
     # leaves the scratch space out (a restored copy has none): it is checked on filters whose
     # tables dwarf it; MEMORY USAGE counts everything, also on a small grown filter.
-    client = start_server().client()
+    client = start_server(*SYNCHRONOUS_FREES).client()
     for name, make, keys, size_checked in [
         ("reserved", lambda key: reserve(client, key, 100_000), 40, True),
         ("grown", lambda key: grow_to(client, key, 100_000, 3), 4, True),
@@ -61,7 +61,7 @@ def test_reported_sizes_are_what_the_allocator_counts(start_server):
         assert size <= usage
         if size_checked:
             assert 0.97 < size / per_key <= 1.0, (name, size, per_key)
-        client.flushall()
+        client.execute_command("FLUSHALL", "SYNC")
 
 
 def test_memory_usage_is_what_deleting_the_key_frees(start_server):
@@ -71,7 +71,7 @@ def test_memory_usage_is_what_deleting_the_key_frees(start_server):
     # by 25-60 KB and the server shrinks only later, so it read 0.93 of MEMORY USAGE for a chain
     # grown from 1,000 to 4 x 10^5 items and 0.11 at 1,000 items, though deleting the key freed
     # 1.002 and 1.0 of what MEMORY USAGE reports.)
-    client = start_server().client()
+    client = start_server(*SYNCHRONOUS_FREES).client()
     # The server's first delete of a large value left about 48 KB more in use than the same
     # delete later (the server's own structures, not the module's): one such cycle first.
     client.execute_command("CF.RESERVE", "warm-up", "1000")

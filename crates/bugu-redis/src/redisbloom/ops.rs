@@ -151,8 +151,13 @@ impl RedisBloomFilter {
         false
     }
 
-    /// A new, empty sub-filter `expansion` times larger than the newest.
+    /// A new, empty sub-filter `expansion` times larger than the newest; refused, as RedisBloom
+    /// refuses it, once there are 65,535 (its count is 16 bits wide) or the slots would pass
+    /// 4 GiB in all.
     fn grow(&mut self) -> Result<(), CfError> {
+        if self.filters.len() >= usize::from(u16::MAX) {
+            return Err(CfError::OutOfMemory);
+        }
         let size = self
             .shape
             .filter_bytes(self.filters.len() as u64)

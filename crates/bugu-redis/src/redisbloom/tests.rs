@@ -164,6 +164,24 @@ fn inserts_stop_at_thirty_two_sub_filters() {
 }
 
 #[test]
+fn a_full_chain_of_the_most_sub_filters_refuses_to_grow() {
+    let filters = u64::from(u16::MAX);
+    let shape = Shape {
+        buckets: 1,
+        items: filters,
+        deletes: 0,
+        filters,
+        bucket_size: 1,
+        max_iterations: 1,
+        expansion: 1,
+    };
+    let mut filter = RedisBloomFilter::new(shape, vec![vec![7]; filters as usize]).expect("a valid filter");
+    let before = filter.clone();
+    assert_eq!(filter.add(b"one more"), Err(CfError::OutOfMemory));
+    assert_eq!(filter, before);
+}
+
+#[test]
 fn info_reports_redisblooms_size() {
     // RedisBloom 2.6 reports Size 1080 for CF.RESERVE k 1000: 512 buckets of 2 slots, 40 + 16
     // bytes of structures.

@@ -314,3 +314,23 @@ def test_memory_usage_of_redisbloom_keys_is_what_deleting_them_frees(tmp_path, s
         client.delete(name)
         freed = before - client.info("memory")["used_memory"]
         assert 0.97 <= usage / freed <= 1.03, (name, usage, freed)
+
+
+def test_writes_to_redisbloom_keys_survive_kill_9_through_the_aof(tmp_path, servers):
+    server = server_with(tmp_path, "aof-kill", "--appendonly", "yes", "--appendfsync", "always")
+    servers.append(server.start())
+    client = server.client()
+    for name in ["grown-e1-b2", "full-e0"]:
+        client.restore(name, 0, (DATA / f"{name}.payload").read_bytes())
+    client.execute_command("BGREWRITEAOF")  # RedisBloom's chunks in the base file, the writes after
+    for j in range(3_000):
+        client.execute_command("CF.ADD", "grown-e1-b2", f"late:{j}")
+        if j % 3 == 0:
+            client.execute_command("CF.DEL", "grown-e1-b2", f"grown-e1-b2:{j}")
+        client.execute_command("CF.INSERT", "full-e0", "ITEMS", f"late:{j}")
+    before = {name: (redisbloom_info(client, name), dump_of(client, name)) for name in ["grown-e1-b2", "full-e0"]}
+    server.kill()
+    server.start()
+    client = server.client()
+    for name, (info, chunks) in before.items():
+        assert (redisbloom_info(client, name), dump_of(client, name)) == (info, chunks), name

@@ -171,6 +171,13 @@ def test_payloads_of_both_encodings_restore_and_are_saved_back_in_redisbloom_enc
         assert client.dump(name)[:-10] == payloads[name][:-10], name
     for name in V3:
         assert client.dump(name)[:-10] == payloads[name.removeprefix("v3:")][:-10], name
+    # COPY keeps the layout and the bytes.
+    assert client.copy("grown-e2-b4", "copy") == 1
+    assert client.type("copy") == client.type("grown-e2-b4")
+    assert dump_of(client, "copy") == dump_of(client, "grown-e2-b4")
+    assert client.execute_command("DEBUG", "DIGEST-VALUE", "copy") == client.execute_command(
+        "DEBUG", "DIGEST-VALUE", "grown-e2-b4"
+    )
 
 
 def test_scandump_dumps_of_redisbloom_load_and_dump_back_the_same_chunks(tmp_path, servers):

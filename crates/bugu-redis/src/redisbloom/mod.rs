@@ -48,13 +48,12 @@ const MAX_EXPANSION: u64 = 32_768;
 
 static TAKEOVER: AtomicBool = AtomicBool::new(true);
 
-/// Whether this server serves RedisBloom's data (the module argument `REDISBLOOM off` says no).
+/// Whether this server serves RedisBloom's data (the module argument `REDISBLOOM-DATA off` says no).
 pub(crate) fn takeover_enabled() -> bool {
     TAKEOVER.load(Ordering::Relaxed)
 }
 
 /// Set once when the module loads, from its arguments.
-#[cfg_attr(test, allow(dead_code))]
 pub(crate) fn set_takeover(enabled: bool) {
     TAKEOVER.store(enabled, Ordering::Relaxed);
 }

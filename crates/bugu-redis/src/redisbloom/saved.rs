@@ -52,7 +52,7 @@ impl RedisBloomFilter {
         let sizes = shape.sizes()?;
         let mut slots = Vec::new();
         slots.try_reserve_exact(sizes.len()).ok()?;
-        for (index, &size) in sizes.iter().enumerate() {
+        for &size in &sizes {
             if current && source.unsigned()?.checked_mul(bucket_size) != Some(size) {
                 return None;
             }
@@ -60,7 +60,6 @@ impl RedisBloomFilter {
             if bytes.len() as u64 != size {
                 return None;
             }
-            debug_assert_eq!(slots.len(), index);
             slots.push(bytes);
         }
         Self::new(shape, slots)

@@ -302,6 +302,31 @@ proptest! {
     }
 
     #[test]
+    fn random_chunks_are_written_where_they_say_or_refused_unchanged(
+        chunks in proptest::collection::vec((prop_oneof![0i64..400, any::<i64>()], proptest::collection::vec(any::<u8>(), 0..80)), 1..20),
+    ) {
+        // Sub-filters of 64, 128 and 256 bytes.
+        let mut filter = reserve(64, 2, 20, 2);
+        filter.filters.push(vec![0; 128]);
+        filter.filters.push(vec![0; 256]);
+        filter.shape.filters = 3;
+        for (iterator, data) in chunks {
+            let before = filter.clone();
+            match filter.load_chunk(iterator, &data) {
+                Ok(()) => {
+                    let start = (iterator - 1) as usize - data.len();
+                    let whole: Vec<u8> = filter.filters.concat();
+                    prop_assert_eq!(&whole[start..start + data.len()], &data[..]);
+                }
+                Err(error) => {
+                    prop_assert_eq!(error, CfError::BadChunk);
+                    prop_assert_eq!(&filter, &before);
+                }
+            }
+        }
+    }
+
+    #[test]
     fn random_headers_are_refused_or_restorable(header in proptest::collection::vec(any::<u8>(), HEADER_BYTES)) {
         let mut header: [u8; HEADER_BYTES] = header.try_into().unwrap();
         // Small sizes, so that valid headers stay cheap to allocate.

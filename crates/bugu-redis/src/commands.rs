@@ -144,8 +144,8 @@ pub(crate) fn exists(ctx: &Context, key: *mut raw::RedisModuleString, item: &[u8
     }))
 }
 
-/// `CF.MEXISTS key item...`: `CF.EXISTS` for each item (registered directly, see `direct`). The
-/// items are read in place and each answer is sent as it is found: nothing is allocated.
+/// `CF.MEXISTS key item...`: `CF.EXISTS` for each item (registered directly, see `direct`), all
+/// looked up together. The items are read in place.
 pub(crate) fn mexists(
     ctx: &Context,
     key: *mut raw::RedisModuleString,
@@ -154,9 +154,14 @@ pub(crate) fn mexists(
     let key = OpenKey::open(ctx, key, false);
     let value = key.value()?;
     let filter = value.as_ref().map(KeyValue::ready).transpose()?;
-    raw::reply_with_array(ctx.ctx, items.len() as c_long);
-    for &item in items {
-        let found = filter.is_some_and(|filter| filter.contains(RedisString::string_as_slice(item)));
+    let answers = match filter {
+        Some(filter) => {
+            filter.contains_each(&mut items.iter().map(|&item| RedisString::string_as_slice(item)))
+        }
+        None => vec![false; items.len()],
+    };
+    raw::reply_with_array(ctx.ctx, answers.len() as c_long);
+    for found in answers {
         // Redis sends a boolean in RESP3 and the integer 1 or 0 in RESP2.
         raw::reply_with_bool(ctx.ctx, c_int::from(found));
     }

@@ -123,6 +123,29 @@ mod tests {
     }
 
     #[test]
+    fn answers_for_many_items_are_the_answers_for_each() {
+        let mut value = CfValue::reserve(Settings::default()).unwrap();
+        let Ok(NewValue::RedisBloom(mut redisbloom)) = load_all(&redisbloom_dump()) else {
+            panic!("RedisBloom's dump makes a RedisBloom filter");
+        };
+        for i in 0..100 {
+            value.ready_mut().unwrap().add(format!("{i}").as_bytes()).unwrap();
+            redisbloom.add(format!("{i}").as_bytes()).unwrap();
+        }
+        for key in [KeyValue::Bugu(&mut value), KeyValue::RedisBloom(&mut redisbloom)] {
+            let filter = key.ready().unwrap();
+            // Up to 32 items are hashed on the stack; more, on the heap.
+            for count in [0, 1, 32, 33, 200] {
+                let items: Vec<Vec<u8>> = (0..count).map(|i| format!("{i}").into_bytes()).collect();
+                let each = filter.contains_each(&mut items.iter().map(Vec::as_slice));
+                let one_by_one: Vec<bool> = items.iter().map(|item| filter.contains(item)).collect();
+                assert_eq!(each, one_by_one);
+                assert!(each.iter().take(100).all(|&found| found));
+            }
+        }
+    }
+
+    #[test]
     fn a_bugu_dump_still_makes_a_bugu_key_and_a_redisbloom_header_does_not_replace_it() {
         let mut value = CfValue::reserve(Settings::default()).unwrap();
         value.ready_mut().unwrap().add(b"a").unwrap();

@@ -226,6 +226,13 @@ fn batched_answers_match_one_by_one_across_levels() {
     let keys: Vec<u64> = (0..50_000).collect();
     assert_eq!(filter.contains_batch(&keys), single);
     assert!(filter.contains_hash_batch(&[]).is_empty());
+    // Batches of up to 32 hashes take a path of their own: the same answers, present or not.
+    for len in [1, 2, 31, 32, 33] {
+        for (at, window) in hashes[19_900..].chunks(len).take(40).enumerate() {
+            let start = 19_900 + at * len;
+            assert_eq!(filter.contains_hash_batch(window), single[start..start + window.len()]);
+        }
+    }
 }
 
 /// `max_capacity` bounds `len()`: exactly that many distinct items go in, for maxima aligned with

@@ -92,6 +92,10 @@ pub(crate) trait KeyFilter {
     fn add_unique(&mut self, item: &[u8]) -> Result<bool, CfError>;
     /// Whether an item may be present.
     fn contains(&self, item: &[u8]) -> bool;
+    /// [`contains`](Self::contains) for each item, in order.
+    fn contains_each(&self, items: &mut dyn Iterator<Item = &[u8]>) -> Vec<bool> {
+        items.map(|item| self.contains(item)).collect()
+    }
     /// How many copies of an item may be present (an upper bound).
     fn count(&self, item: &[u8]) -> u64;
     /// Removes one copy of an item; `false` if none was removed.
@@ -237,6 +241,30 @@ impl KeyFilter for Ready {
 
     fn count(&self, item: &[u8]) -> u64 {
         self.filter.count_bytes(item) as u64
+    }
+
+    /// All at once, so that a grown filter has the reads of every item and level in flight
+    /// together.
+    fn contains_each(&self, items: &mut dyn Iterator<Item = &[u8]>) -> Vec<bool> {
+        // A command's few items are hashed on the stack.
+        let mut few = [0u64; 32];
+        let mut count = 0;
+        let mut many = Vec::new();
+        for item in items {
+            let hash = self.filter.hash_of_bytes(item);
+            match few.get_mut(count) {
+                Some(slot) if many.is_empty() => *slot = hash,
+                _ => {
+                    if many.is_empty() {
+                        many.extend_from_slice(&few);
+                    }
+                    many.push(hash);
+                }
+            }
+            count += 1;
+        }
+        let hashes = if many.is_empty() { &few[..count] } else { &many[..] };
+        self.filter.contains_hash_batch(hashes)
     }
 
     /// In a chain, an item present in several levels is not removed: removing could take another

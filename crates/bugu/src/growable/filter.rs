@@ -18,6 +18,11 @@ use super::policy::{Growth, Tightening};
 /// stay in a core's private L2 cache (512 KiB on the machines measured) when lookups are frequent.
 const PREFETCH_FROM_BYTES: usize = 256 << 10;
 
+/// Batches of up to this many hashes are probed item by item once every bucket they need in the
+/// large levels has been prefetched: for a few items the pipelined kernels' blocks and buffers
+/// cost more than they save.
+const SMALL_BATCH: usize = 32;
+
 /// What [`GrowableFilter::remove_checked`] did.
 ///
 /// Only [`Removed`](Self::Removed) changes the filter; [`FilterMut::remove`] returns `true` for it
@@ -529,8 +534,21 @@ impl Filter for GrowableFilter {
 
     /// Probes the large levels one at a time, newest first, each with that level's batched
     /// (pipelined) lookup, passing on only the hashes not found yet; then the small levels, which
-    /// sit in the CPU's caches and gain nothing from prefetching, with plain probes.
+    /// sit in the CPU's caches and gain nothing from prefetching, with plain probes. A batch of
+    /// at most [`SMALL_BATCH`] hashes first prefetches the buckets of every hash in every large
+    /// level, then probes hash by hash, so that all of its reads are in flight together.
     fn contains_hash_batch(&self, hashes: &[u64]) -> Vec<bool> {
+        if hashes.len() <= SMALL_BATCH {
+            for level in &self.levels[self.cached_levels()..] {
+                for &hash in hashes {
+                    level.table().locate_and_prefetch(hash);
+                }
+            }
+            return hashes
+                .iter()
+                .map(|&hash| self.levels.iter().rev().any(|level| level.contains_hash(hash)))
+                .collect();
+        }
         if self.levels.len() == 1 {
             return self.levels[0].contains_hash_batch(hashes);
         }

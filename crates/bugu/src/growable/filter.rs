@@ -535,7 +535,7 @@ impl Filter for GrowableFilter {
     /// Probes the large levels one at a time, newest first, each with that level's batched
     /// (pipelined) lookup, passing on only the hashes not found yet; then the small levels, which
     /// sit in the CPU's caches and gain nothing from prefetching, with plain probes. A batch of
-    /// at most [`SMALL_BATCH`] hashes first prefetches the buckets of every hash in every large
+    /// at most 32 hashes (`SMALL_BATCH`) first prefetches the buckets of every hash in every large
     /// level, then probes hash by hash, so that all of its reads are in flight together.
     fn contains_hash_batch(&self, hashes: &[u64]) -> Vec<bool> {
         if hashes.len() <= SMALL_BATCH {

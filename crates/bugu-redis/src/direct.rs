@@ -49,55 +49,44 @@ pub(crate) fn register(ctx: &Context) -> Status {
     keyspecs::declare(ctx, &key_specs)
 }
 
-/// Runs `handler` on a command's arguments (exactly a key and an item) and sends its reply.
+/// What a command's handler takes after its name.
+#[derive(Clone, Copy)]
+enum Handler {
+    /// Exactly a key and an item.
+    KeyItem(KeyItemHandler),
+    /// A key and one item or more.
+    KeyItems(KeyItemsHandler),
+}
+
+/// Runs `handler` on a command's arguments, checking their number, and sends its reply.
 fn run(
     ctx: *mut raw::RedisModuleCtx,
     argv: *mut *mut raw::RedisModuleString,
     argc: c_int,
-    handler: KeyItemHandler,
+    handler: Handler,
 ) -> c_int {
     let context = Context::new(ctx);
-    let result = if argc == 3 {
-        // SAFETY: Redis passes `argc` valid strings in `argv`, alive for the whole call; the
-        // item's bytes are read only during it.
-        let (key, item) = unsafe { (*argv.add(1), *argv.add(2)) };
-        handler(&context, key, RedisString::string_as_slice(item))
-    } else {
-        Err(RedisError::WrongArity)
+    let args: &[*mut raw::RedisModuleString] = match usize::try_from(argc) {
+        // SAFETY: Redis passes `argc` valid strings in `argv`, alive for the whole call; their
+        // bytes are read only during it.
+        Ok(count) if count > 0 => unsafe { std::slice::from_raw_parts(argv, count) },
+        _ => &[],
     };
-    context.reply(result) as c_int
-}
-
-/// Runs `handler` on a command's arguments (a key and one item or more) and sends its reply.
-fn run_many(
-    ctx: *mut raw::RedisModuleCtx,
-    argv: *mut *mut raw::RedisModuleString,
-    argc: c_int,
-    handler: KeyItemsHandler,
-) -> c_int {
-    let context = Context::new(ctx);
-    let result = match usize::try_from(argc) {
-        Ok(count) if count >= 3 => {
-            // SAFETY: Redis passes `argc` valid strings in `argv`, alive for the whole call.
-            let args = unsafe { std::slice::from_raw_parts(argv, count) };
-            handler(&context, args[1], &args[2..])
+    let result = match (handler, args) {
+        (Handler::KeyItem(handler), &[_, key, item]) => {
+            handler(&context, key, RedisString::string_as_slice(item))
+        }
+        (Handler::KeyItems(handler), [_, key, items @ ..]) if !items.is_empty() => {
+            handler(&context, *key, items)
         }
         _ => Err(RedisError::WrongArity),
     };
     context.reply(result) as c_int
 }
 
-extern "C" fn mexists(
-    ctx: *mut raw::RedisModuleCtx,
-    argv: *mut *mut raw::RedisModuleString,
-    argc: c_int,
-) -> c_int {
-    run_many(ctx, argv, argc, commands::mexists)
-}
-
 /// The C entry point Redis calls for each command: [`run`] with the command's handler.
 macro_rules! entry_points {
-    ($($name:ident => $handler:path),* $(,)?) => {$(
+    ($($name:ident => $handler:expr),* $(,)?) => {$(
         extern "C" fn $name(
             ctx: *mut raw::RedisModuleCtx,
             argv: *mut *mut raw::RedisModuleString,
@@ -109,7 +98,8 @@ macro_rules! entry_points {
 }
 
 entry_points! {
-    add => commands::add,
-    add_nx => commands::add_nx,
-    exists => commands::exists,
+    add => Handler::KeyItem(commands::add),
+    add_nx => Handler::KeyItem(commands::add_nx),
+    exists => Handler::KeyItem(commands::exists),
+    mexists => Handler::KeyItems(commands::mexists),
 }

@@ -52,18 +52,20 @@ impl OpenKey {
         }
         // SAFETY: as above; the key holds a module value.
         let found = unsafe { module_type(self.key) };
-        // SAFETY: as above.
+        let bugu = found == *CF_TYPE.raw_type.borrow();
+        if !bugu && (found.is_null() || found != *REDISBLOOM_TYPE.raw_type.borrow()) {
+            return Err(CfError::WrongType);
+        }
+        // SAFETY: as above; the key holds a value of one of this module's types.
         let value = unsafe { get_value(self.key) };
-        if found == *CF_TYPE.raw_type.borrow() {
+        Ok(Some(if bugu {
             // SAFETY: a key of bugu's type holds a `Box<CfValue>` made raw by `set_value`,
             // `rdb_load` or `copy`, alive while the key holds it.
-            Ok(Some(KeyValue::Bugu(unsafe { &mut *value.cast::<CfValue>() })))
-        } else if !found.is_null() && found == *REDISBLOOM_TYPE.raw_type.borrow() {
-            // SAFETY: likewise, a key of RedisBloom's type holds a `Box<RedisBloomFilter>`.
-            Ok(Some(KeyValue::RedisBloom(unsafe { &mut *value.cast::<RedisBloomFilter>() })))
+            KeyValue::Bugu(unsafe { &mut *value.cast::<CfValue>() })
         } else {
-            Err(CfError::WrongType)
-        }
+            // SAFETY: likewise, a key of RedisBloom's type holds a `Box<RedisBloomFilter>`.
+            KeyValue::RedisBloom(unsafe { &mut *value.cast::<RedisBloomFilter>() })
+        }))
     }
 
     /// Stores a value under the writable key, as the type its variant names; Redis frees the value

@@ -54,6 +54,11 @@ impl Lookup {
         Self::of_hash(murmur64a(item, 0))
     }
 
+    /// The two bucket hashes, first then second.
+    pub(crate) fn buckets(&self) -> [u64; 2] {
+        [self.first, self.second]
+    }
+
     pub(crate) fn of_hash(hash: u64) -> Self {
         let fingerprint = (hash % 255 + 1) as u8;
         Self { fingerprint, first: hash, second: alternate(fingerprint, hash) }

@@ -61,8 +61,13 @@ pub(crate) fn set_takeover(enabled: bool) {
 /// A RedisBloom cuckoo filter.
 #[derive(Clone, PartialEq, Eq)]
 pub(crate) struct RedisBloomFilter {
-    /// What the filter reports and keeps besides its slots (`filters` always their number).
-    shape: Shape,
+    /// Buckets of the first sub-filter.
+    buckets: u64,
+    items: u64,
+    deletes: u64,
+    bucket_size: u64,
+    max_iterations: u64,
+    expansion: u64,
     /// The sub-filters' slots, oldest first: `bucket_size` one-byte fingerprints per bucket.
     filters: Vec<Vec<u8>>,
 }
@@ -119,17 +124,31 @@ impl RedisBloomFilter {
         let sizes = shape.sizes()?;
         let fits = sizes.len() == filters.len()
             && sizes.iter().zip(&filters).all(|(&size, slots)| size == slots.len() as u64);
-        fits.then_some(Self { shape, filters })
+        fits.then(|| Self::from_parts(shape, filters))
+    }
+
+    /// The filter of a valid shape and slots that fit it.
+    fn from_parts(shape: Shape, filters: Vec<Vec<u8>>) -> Self {
+        let Shape { buckets, items, deletes, bucket_size, max_iterations, expansion, filters: _ } = shape;
+        Self { buckets, items, deletes, bucket_size, max_iterations, expansion, filters }
     }
 
     /// A filter of this shape with every slot empty (where a restore begins).
     fn empty(shape: Shape) -> Option<Self> {
         let filters = shape.sizes()?.into_iter().map(|size| vec![0; size as usize]).collect();
-        Some(Self { shape, filters })
+        Some(Self::from_parts(shape, filters))
     }
 
     pub(crate) fn shape(&self) -> Shape {
-        self.shape
+        Shape {
+            buckets: self.buckets,
+            items: self.items,
+            deletes: self.deletes,
+            filters: self.filters.len() as u64,
+            bucket_size: self.bucket_size,
+            max_iterations: self.max_iterations,
+            expansion: self.expansion,
+        }
     }
 
     /// Bytes of memory the filter holds, as the allocator counts them, without the value's box.
@@ -162,7 +181,7 @@ impl RedisBloomFilter {
 /// The shape only: the slots would fill pages.
 impl std::fmt::Debug for RedisBloomFilter {
     fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        formatter.debug_struct("RedisBloomFilter").field("shape", &self.shape).finish_non_exhaustive()
+        formatter.debug_struct("RedisBloomFilter").field("shape", &self.shape()).finish_non_exhaustive()
     }
 }
 

@@ -4,72 +4,59 @@
 //! which buckets, but later inserts (and so when the filter grows or reports itself full) depend
 //! on where each one sits: only the same steps leave the same bytes.
 
+use std::ops::Range;
+
 use super::hash::{Lookup, alternate};
 use super::{MAX_FILTERS_FOR_INSERT, RedisBloomFilter};
 use crate::error::CfError;
 
-/// A sub-filter's slots and its bucket size, for one operation.
-struct Slots<'a> {
-    slots: &'a [u8],
-    bucket_size: usize,
+/// The slots of the bucket that a bucket hash (or a bucket number of a sub-filter as large or
+/// larger) names in a sub-filter of `len` slots.
+fn bucket_range(len: usize, bucket_size: usize, hash: u64) -> Range<usize> {
+    let start = (hash % (len / bucket_size) as u64) as usize * bucket_size;
+    start..start + bucket_size
 }
 
-impl<'a> Slots<'a> {
-    fn buckets(&self) -> u64 {
-        (self.slots.len() / self.bucket_size) as u64
-    }
-
-    /// The bucket that a bucket hash (or a bucket number of a sub-filter as large or larger)
-    /// names here.
-    fn bucket(&self, hash: u64) -> &'a [u8] {
-        let start = (hash % self.buckets()) as usize * self.bucket_size;
-        &self.slots[start..start + self.bucket_size]
-    }
-
-    /// Copies of `fingerprint` in the item's two buckets (one bucket counted twice when both
-    /// hashes name it, as RedisBloom counts).
-    fn count(&self, lookup: &Lookup) -> u64 {
-        [lookup.first, lookup.second]
-            .into_iter()
-            .map(|hash| self.bucket(hash).iter().filter(|&&slot| slot == lookup.fingerprint).count() as u64)
-            .sum()
-    }
-
-    fn holds(&self, lookup: &Lookup) -> bool {
-        [lookup.first, lookup.second].into_iter().any(|hash| self.bucket(hash).contains(&lookup.fingerprint))
-    }
-}
-
-/// The slot index (in a sub-filter's slots) of the first empty slot of the bucket `hash` names,
-/// then of the other bucket.
-fn empty_slot(slots: &[u8], bucket_size: usize, first: u64, second: u64) -> Option<usize> {
-    let buckets = (slots.len() / bucket_size) as u64;
+/// The index in a sub-filter's slots of the first slot holding `value` in the bucket `first`
+/// names, else in the bucket `second` names (0 finds an empty slot).
+fn find_in(slots: &[u8], bucket_size: usize, [first, second]: [u64; 2], value: u8) -> Option<usize> {
     [first, second].into_iter().find_map(|hash| {
-        let start = (hash % buckets) as usize * bucket_size;
-        slots[start..start + bucket_size].iter().position(|&slot| slot == 0).map(|at| start + at)
+        let bucket = bucket_range(slots.len(), bucket_size, hash);
+        let start = bucket.start;
+        slots[bucket].iter().position(|&slot| slot == value).map(|at| start + at)
     })
 }
 
 impl RedisBloomFilter {
     fn bucket_size(&self) -> usize {
-        self.shape.bucket_size as usize
+        self.bucket_size as usize
     }
 
-    fn slots(&self, index: usize) -> Slots<'_> {
-        Slots { slots: &self.filters[index], bucket_size: self.bucket_size() }
+    fn holds(&self, lookup: &Lookup) -> bool {
+        let bucket_size = self.bucket_size();
+        self.filters
+            .iter()
+            .any(|slots| find_in(slots, bucket_size, lookup.buckets(), lookup.fingerprint).is_some())
     }
 
     /// Whether the item may be present: its fingerprint in either of its buckets of any
     /// sub-filter.
     pub(crate) fn contains(&self, item: &[u8]) -> bool {
-        let lookup = Lookup::of_item(item);
-        (0..self.filters.len()).any(|index| self.slots(index).holds(&lookup))
+        self.holds(&Lookup::of_item(item))
     }
 
-    /// Copies of the item's fingerprint in its buckets of every sub-filter.
+    /// Copies of the item's fingerprint in its buckets of every sub-filter (a bucket counted
+    /// twice when both hashes name it, as RedisBloom counts).
     pub(crate) fn count(&self, item: &[u8]) -> u64 {
         let lookup = Lookup::of_item(item);
-        (0..self.filters.len()).map(|index| self.slots(index).count(&lookup)).sum()
+        let bucket_size = self.bucket_size();
+        let copies = |slots: &Vec<u8>, hash| {
+            slots[bucket_range(slots.len(), bucket_size, hash)]
+                .iter()
+                .filter(|&&slot| slot == lookup.fingerprint)
+                .count()
+        };
+        self.filters.iter().flat_map(|slots| lookup.buckets().map(|hash| copies(slots, hash) as u64)).sum()
     }
 
     /// RedisBloom's check before any insert of a command: a filter that already has its most
@@ -89,7 +76,7 @@ impl RedisBloomFilter {
     /// Adds the item unless it may be present; `true` if it was added.
     pub(crate) fn add_unique(&mut self, item: &[u8]) -> Result<bool, CfError> {
         let lookup = Lookup::of_item(item);
-        if (0..self.filters.len()).any(|index| self.slots(index).holds(&lookup)) {
+        if self.holds(&lookup) {
             return Ok(false);
         }
         self.insert(&lookup).map(|()| true)
@@ -101,17 +88,17 @@ impl RedisBloomFilter {
         let bucket_size = self.bucket_size();
         loop {
             for slots in self.filters.iter_mut().rev() {
-                if let Some(at) = empty_slot(slots, bucket_size, lookup.first, lookup.second) {
+                if let Some(at) = find_in(slots, bucket_size, lookup.buckets(), 0) {
                     slots[at] = lookup.fingerprint;
-                    self.shape.items += 1;
+                    self.items += 1;
                     return Ok(());
                 }
             }
             if self.kick_in(lookup) {
-                self.shape.items += 1;
+                self.items += 1;
                 return Ok(());
             }
-            if self.shape.expansion == 0 {
+            if self.expansion == 0 {
                 return Err(CfError::Full);
             }
             self.grow()?;
@@ -125,7 +112,7 @@ impl RedisBloomFilter {
     /// sub-filter is left as it was.
     fn kick_in(&mut self, lookup: &Lookup) -> bool {
         let bucket_size = self.bucket_size();
-        let steps = self.shape.max_iterations;
+        let steps = self.max_iterations;
         let Some(slots) = self.filters.last_mut() else {
             return false;
         };
@@ -136,8 +123,8 @@ impl RedisBloomFilter {
         for _ in 0..steps {
             std::mem::swap(&mut slots[bucket as usize * bucket_size + victim], &mut fingerprint);
             bucket = alternate(fingerprint, bucket) % buckets;
-            let start = bucket as usize * bucket_size;
-            if let Some(empty) = slots[start..start + bucket_size].iter_mut().find(|slot| **slot == 0) {
+            let range = bucket_range(slots.len(), bucket_size, bucket);
+            if let Some(empty) = slots[range].iter_mut().find(|slot| **slot == 0) {
                 *empty = fingerprint;
                 return true;
             }
@@ -159,13 +146,12 @@ impl RedisBloomFilter {
             return Err(CfError::OutOfMemory);
         }
         let size = self
-            .shape
+            .shape()
             .filter_bytes(self.filters.len() as u64)
             .filter(|&size| size <= super::MAX_BYTES - self.slot_bytes())
             .ok_or(CfError::OutOfMemory)?;
         self.filters.try_reserve(1).map_err(|_| CfError::OutOfMemory)?;
         self.filters.push(vec![0; size as usize]);
-        self.shape.filters += 1;
         Ok(())
     }
 
@@ -180,21 +166,13 @@ impl RedisBloomFilter {
         let lookup = Lookup::of_item(item);
         let bucket_size = self.bucket_size();
         for slots in self.filters.iter_mut().rev() {
-            let buckets = (slots.len() / bucket_size) as u64;
-            let found = [lookup.first, lookup.second].into_iter().find_map(|hash| {
-                let start = (hash % buckets) as usize * bucket_size;
-                slots[start..start + bucket_size]
-                    .iter()
-                    .position(|&slot| slot == lookup.fingerprint)
-                    .map(|at| start + at)
-            });
-            if let Some(at) = found {
+            if let Some(at) = find_in(slots, bucket_size, lookup.buckets(), lookup.fingerprint) {
                 slots[at] = 0;
                 // RedisBloom's counts wrap rather than fail (a false positive deleted from a
                 // filter whose count was already 0).
-                self.shape.items = self.shape.items.wrapping_sub(1);
-                self.shape.deletes = self.shape.deletes.wrapping_add(1);
-                if self.filters.len() > 1 && self.shape.deletes as f64 > self.shape.items as f64 * 0.10 {
+                self.items = self.items.wrapping_sub(1);
+                self.deletes = self.deletes.wrapping_add(1);
+                if self.filters.len() > 1 && self.deletes as f64 > self.items as f64 * 0.10 {
                     self.compact();
                 }
                 return true;
@@ -213,10 +191,9 @@ impl RedisBloomFilter {
             }
             if index == self.filters.len() - 1 {
                 self.filters.pop();
-                self.shape.filters -= 1;
             }
         }
-        self.shape.deletes = 0;
+        self.deletes = 0;
     }
 
     /// Moves each fingerprint of sub-filter `index` (bucket by bucket, slot by slot) to an empty
@@ -233,9 +210,9 @@ impl RedisBloomFilter {
             }
             let bucket = (at / bucket_size) as u64;
             let other = alternate(fingerprint, bucket);
-            let home = older
-                .iter_mut()
-                .find_map(|older| empty_slot(older, bucket_size, bucket, other).map(|empty| (older, empty)));
+            let home = older.iter_mut().find_map(|older| {
+                find_in(older, bucket_size, [bucket, other], 0).map(|empty| (older, empty))
+            });
             match home {
                 Some((older, empty)) => {
                     older[empty] = fingerprint;

@@ -309,7 +309,6 @@ proptest! {
         let mut filter = reserve(64, 2, 20, 2);
         filter.filters.push(vec![0; 128]);
         filter.filters.push(vec![0; 256]);
-        filter.shape.filters = 3;
         for (iterator, data) in chunks {
             let before = filter.clone();
             match filter.load_chunk(iterator, &data) {

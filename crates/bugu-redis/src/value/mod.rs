@@ -246,24 +246,23 @@ impl KeyFilter for Ready {
     /// All at once, so that a grown filter has the reads of every item and level in flight
     /// together.
     fn contains_each(&self, items: &mut dyn Iterator<Item = &[u8]>) -> Vec<bool> {
-        // A command's few items are hashed on the stack.
+        // A command's few items are hashed on the stack; more spill to the heap.
         let mut few = [0u64; 32];
-        let mut count = 0;
         let mut many = Vec::new();
+        let mut count = 0;
         for item in items {
             let hash = self.filter.hash_of_bytes(item);
-            match few.get_mut(count) {
-                Some(slot) if many.is_empty() => *slot = hash,
-                _ => {
-                    if many.is_empty() {
-                        many.extend_from_slice(&few);
-                    }
-                    many.push(hash);
+            if count < few.len() {
+                few[count] = hash;
+            } else {
+                if many.is_empty() {
+                    many.extend_from_slice(&few);
                 }
+                many.push(hash);
             }
             count += 1;
         }
-        let hashes = if many.is_empty() { &few[..count] } else { &many[..] };
+        let hashes = if count <= few.len() { &few[..count] } else { &many[..] };
         self.filter.contains_hash_batch(hashes)
     }
 
